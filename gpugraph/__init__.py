@@ -1,0 +1,53 @@
+"""gpugraph: graph algorithms on GPUs with a fast multi-core CPU fallback.
+
+Importing gpugraph has no side effects: no device is probed until a function is asked to use one.
+"""
+
+from gpugraph.backend import Backend, get_backend
+from gpugraph.errors import (
+    ChecksumError,
+    DeviceError,
+    DeviceOutOfMemoryError,
+    EmptyGraphError,
+    GpugraphError,
+    GraphFormatError,
+    InvalidParameterError,
+    InvalidWeightError,
+    UnknownFormatError,
+    VertexIdError,
+)
+from gpugraph.graph import (
+    EdgeList,
+    Graph,
+    from_csr,
+    from_edge_list,
+    from_edges,
+    from_networkx,
+    from_pandas,
+    from_scipy,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Backend",
+    "ChecksumError",
+    "DeviceError",
+    "DeviceOutOfMemoryError",
+    "EdgeList",
+    "EmptyGraphError",
+    "GpugraphError",
+    "Graph",
+    "GraphFormatError",
+    "InvalidParameterError",
+    "InvalidWeightError",
+    "UnknownFormatError",
+    "VertexIdError",
+    "from_csr",
+    "from_edge_list",
+    "from_edges",
+    "from_networkx",
+    "from_pandas",
+    "from_scipy",
+    "get_backend",
+]

@@ -1,0 +1,29 @@
+"""Tuning constants and defaults of gpugraph, in one place.
+
+Nothing in a kernel or reader hard-codes a number that belongs here. Each constant says why it has
+the value it has. Sections are owned by the layer named in their heading.
+"""
+
+from __future__ import annotations
+
+# --- backend -------------------------------------------------------------------------------------
+#: Environment variable that picks the device when a call passes ``device=None``.
+DEVICE_ENV_VAR = "GPUGRAPH_DEVICE"
+#: Threads per block for one-thread-per-item CUDA kernels: 256 keeps 8 blocks resident per SM on
+#: Hopper at modest register counts, a good default before per-kernel tuning.
+CUDA_THREADS_PER_BLOCK = 256
+
+# --- graph storage -------------------------------------------------------------------------------
+#: Vertex ids are stored as int32 while the vertex count fits, int64 beyond.
+INT32_VERTEX_LIMIT = 2**31 - 1
+#: Default policy for duplicate (u, v) edges: keep every copy, as the file has them, so that edge
+#: counts match the source. Other policies: "first", "min", "max", "sum".
+DEFAULT_DUPLICATE_POLICY = "keep"
+#: Default policy for self-loops (u, u): keep them (SNAP's Slashdot has 78,303 and counts them).
+DEFAULT_SELF_LOOP_POLICY = "keep"
+
+# --- user interface ------------------------------------------------------------------------------
+#: A progress bar appears on stderr once a load or generation has run longer than this (seconds).
+PROGRESS_DELAY_SECONDS = 1.0
+#: Minimum seconds between two redraws of a progress bar.
+PROGRESS_REFRESH_SECONDS = 0.2

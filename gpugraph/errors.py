@@ -1,0 +1,68 @@
+"""Named exceptions of gpugraph.
+
+Every error a user can cause (bad files, bad ids, bad parameters, a device that is not there)
+is one of these, so callers can catch ``GpugraphError`` and the CLI can print one line.
+"""
+
+from __future__ import annotations
+
+
+class GpugraphError(Exception):
+    """Base class of every error gpugraph raises on purpose."""
+
+
+class GraphFormatError(GpugraphError, ValueError):
+    """A graph file is malformed.
+
+    Parameters
+    ----------
+    message:
+        What is wrong, in words.
+    path:
+        The file that is malformed (``None`` for in-memory text).
+    line:
+        1-based line number where the problem was found, when known.
+    """
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None):
+        self.reason = message
+        self.path = path
+        self.line = line
+        where = ""
+        if path is not None:
+            where = f"{path}:{line}: " if line is not None else f"{path}: "
+        elif line is not None:
+            where = f"line {line}: "
+        super().__init__(where + message)
+
+
+class UnknownFormatError(GraphFormatError):
+    """The file's format could not be detected, or a forced format name is unknown."""
+
+
+class ChecksumError(GraphFormatError):
+    """A binary graph file's checksum does not match its contents (corrupt or truncated)."""
+
+
+class VertexIdError(GpugraphError, ValueError):
+    """A vertex id is negative, out of the declared range, or unknown to the graph."""
+
+
+class InvalidWeightError(GpugraphError, ValueError):
+    """Edge weights are unusable for the requested operation (e.g. negative or NaN for SSSP)."""
+
+
+class EmptyGraphError(GpugraphError, ValueError):
+    """An operation needs at least one vertex (or edge) and the graph has none."""
+
+
+class InvalidParameterError(GpugraphError, ValueError):
+    """A parameter has a value outside what the function accepts."""
+
+
+class DeviceError(GpugraphError, RuntimeError):
+    """A requested device cannot be used (no GPU, bad ordinal, missing CUDA packages)."""
+
+
+class DeviceOutOfMemoryError(DeviceError, MemoryError):
+    """The device ran out of memory; the message says how much was asked for and how much is free."""

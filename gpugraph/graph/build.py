@@ -1,0 +1,550 @@
+"""Building Graphs: from edge arrays, EdgeLists, SciPy, NetworkX and pandas.
+
+Policies (the same for every input)
+-----------------------------------
+Vertex ids
+    If the input declares a vertex count (``num_vertices``), ids must lie in
+    ``[id_base, id_base + num_vertices)`` and internal id = id - id_base; vertices with no edges are
+    kept. Otherwise the vertices are the distinct ids that occur, numbered ``0..n-1`` in increasing
+    id order (``relabel=True``, the default), and ``Graph.original_ids`` maps back; with
+    ``relabel=False`` the ids are used as they are and ``n = max id + 1``. Negative ids are errors.
+Self-loops (``self_loops=``)
+    ``"keep"`` (default) or ``"drop"``.
+Duplicate edges (``duplicates=``)
+    ``"keep"`` (default: every copy is stored, so edge counts match the input), ``"first"`` (keep the
+    first copy in input order), ``"min"``, ``"max"`` or ``"sum"`` (one edge whose weight is the
+    minimum / maximum / sum of the copies' weights). For undirected graphs, ``(u, v)`` and
+    ``(v, u)`` are the same edge.
+Undirected inputs
+    Each edge is given once; both directions are stored (a self-loop once).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpugraph import config
+from gpugraph.backend import Backend, array_module, get_backend, to_numpy
+from gpugraph.backend.kernels import launch_cuda_kernel, run_cpu_kernel
+from gpugraph.errors import EmptyGraphError, InvalidParameterError, VertexIdError
+from gpugraph.graph import _cpu_kernels
+from gpugraph.graph.edgelist import EdgeList
+from gpugraph.graph.graph import Graph
+
+SELF_LOOP_POLICIES = ("keep", "drop")
+DUPLICATE_POLICIES = ("keep", "first", "min", "max", "sum")
+
+#: Dense relabelling (a table indexed by id) is used while the largest id is at most this many
+#: times the edge count; beyond that, sorting the distinct ids is cheaper in memory.
+_DENSE_RELABEL_FACTOR = 8
+
+
+def from_edges(
+    src,
+    dst,
+    weights=None,
+    *,
+    num_vertices: int | None = None,
+    directed: bool = True,
+    relabel: bool | None = None,
+    self_loops: str = config.DEFAULT_SELF_LOOP_POLICY,
+    duplicates: str = config.DEFAULT_DUPLICATE_POLICY,
+    device=None,
+    name: str | None = None,
+) -> Graph:
+    """Build a graph from edge arrays.
+
+    Parameters
+    ----------
+    src, dst:
+        Integer array-likes (NumPy, CuPy, lists) with one entry per edge.
+    weights:
+        Optional numeric array-like with one weight per edge.
+    num_vertices:
+        Vertex count; ids must then lie in ``[0, num_vertices)``. ``None``: see ``relabel``.
+    directed:
+        Whether edges are directed.
+    relabel:
+        Only when ``num_vertices`` is ``None``: ``True`` numbers the distinct ids densely in
+        increasing order (``Graph.original_ids`` maps back); ``False`` uses ids as they are with
+        ``n = max id + 1``. Default ``True`` if ``num_vertices`` is ``None``.
+    self_loops, duplicates:
+        Policies, see the module docstring.
+    device:
+        Where the graph is built and stored: ``"cpu"``, ``"cuda[:N]"``, or ``None`` for the
+        ``GPUGRAPH_DEVICE`` variable, else a GPU when one is usable (see
+        :func:`gpugraph.backend.get_backend`).
+    name:
+        Label for reports.
+
+    Returns
+    -------
+    Graph
+
+    Raises
+    ------
+    VertexIdError
+        For negative ids or ids outside ``[0, num_vertices)``.
+    InvalidParameterError
+        For unknown policies or arrays of different lengths.
+    """
+    edge_list = EdgeList(
+        src=to_numpy(src),
+        dst=to_numpy(dst),
+        weights=None if weights is None else to_numpy(weights),
+        num_vertices=num_vertices,
+        directed=directed,
+        source=name,
+    )
+    return from_edge_list(
+        edge_list,
+        relabel=relabel,
+        self_loops=self_loops,
+        duplicates=duplicates,
+        device=device,
+        name=name,
+    )
+
+
+def from_edge_list(
+    edge_list: EdgeList,
+    *,
+    relabel: bool | None = None,
+    self_loops: str = config.DEFAULT_SELF_LOOP_POLICY,
+    duplicates: str = config.DEFAULT_DUPLICATE_POLICY,
+    device=None,
+    name: str | None = None,
+) -> Graph:
+    """Build a graph from an :class:`EdgeList` (what readers and generators return).
+
+    Parameters and policies are those of :func:`from_edges`; ``edge_list`` carries the arrays, the
+    declared vertex count, id base, explicit vertex ids and direction.
+
+    Returns
+    -------
+    Graph
+
+    Raises
+    ------
+    VertexIdError, InvalidParameterError
+        As :func:`from_edges`.
+    """
+    _check_policy("self_loops", self_loops, SELF_LOOP_POLICIES)
+    _check_policy("duplicates", duplicates, DUPLICATE_POLICIES)
+    backend = get_backend(device)
+    where = edge_list.source or "edge list"
+    # Edges generated on a GPU stay there when the graph is built on that GPU.
+    xp = array_module(edge_list.src) if not backend.on_host else np
+    src, dst = _as_int_ids(edge_list.src, where, xp), _as_int_ids(edge_list.dst, where, xp)
+    weights = edge_list.weights
+    if weights is not None:
+        weights = xp.asarray(weights) if xp is not np else to_numpy(weights)
+        if weights.dtype.kind not in "iuf":
+            raise InvalidParameterError(f"{where}: weights must be real numbers, got {weights.dtype}")
+
+    src, dst, num_vertices, original_ids, id_offset = _map_ids(edge_list, src, dst, relabel, where)
+    vertex_dtype = np.int32 if num_vertices <= config.INT32_VERTEX_LIMIT else np.int64
+    src = src.astype(vertex_dtype, copy=False)
+    dst = dst.astype(vertex_dtype, copy=False)
+
+    if self_loops == "drop":
+        keep = src != dst
+        src, dst = src[keep], dst[keep]
+        weights = None if weights is None else weights[keep]
+    if not edge_list.directed:
+        src, dst, weights = _canonical_undirected(src, dst, weights)
+
+    indptr, indices, weights = _sorted_csr(src, dst, weights, num_vertices, duplicates, backend)
+    num_edges = int(indices.shape[0])
+    if not edge_list.directed:
+        indptr, indices, weights = _symmetrize(indptr, indices, weights, num_vertices, backend)
+    return Graph(
+        indptr,
+        indices,
+        weights,
+        directed=edge_list.directed,
+        num_edges=num_edges,
+        backend=backend,
+        original_ids=original_ids,
+        id_offset=id_offset,
+        name=name or edge_list.source,
+    )
+
+
+def from_csr(
+    indptr,
+    indices,
+    weights=None,
+    *,
+    directed: bool = True,
+    device=None,
+    name: str | None = None,
+) -> Graph:
+    """Build a graph from CSR arrays, checking them (rows are sorted if they are not).
+
+    Parameters
+    ----------
+    indptr:
+        Offsets, length ``n + 1``, starting at 0, non-decreasing.
+    indices:
+        Destinations in ``[0, n)``. For undirected graphs the arrays must already be symmetric.
+    weights:
+        Optional, one per entry.
+    directed, device, name:
+        As :func:`from_edges`.
+
+    Returns
+    -------
+    Graph
+
+    Raises
+    ------
+    InvalidParameterError
+        If the offsets are malformed.
+    VertexIdError
+        If an index is out of range.
+    """
+    indptr = to_numpy(indptr).astype(np.int64, copy=False)
+    indices = to_numpy(indices)
+    if indptr.ndim != 1 or indptr.size == 0 or indptr[0] != 0:
+        raise InvalidParameterError("indptr must be a 1-D array starting at 0")
+    if np.any(np.diff(indptr) < 0) or indptr[-1] != indices.size:
+        raise InvalidParameterError(
+            f"indptr must be non-decreasing and end at len(indices)={indices.size}"
+        )
+    num_vertices = indptr.size - 1
+    src = np.repeat(np.arange(num_vertices, dtype=np.int64), np.diff(indptr))
+    if directed:
+        return from_edges(src, indices, weights, num_vertices=num_vertices, device=device, name=name)
+    # A symmetric CSR lists each undirected edge twice: keep one direction per edge.
+    upper = src <= to_numpy(indices)
+    return from_edges(
+        src[upper],
+        indices[upper],
+        None if weights is None else to_numpy(weights)[upper],
+        num_vertices=num_vertices,
+        directed=False,
+        device=device,
+        name=name,
+    )
+
+
+def from_scipy(matrix, *, directed: bool = True, device=None, name: str | None = None) -> Graph:
+    """Build a graph from a SciPy sparse matrix or array (entry ``(i, j)`` is an edge i -> j).
+
+    Explicitly stored entries become edges and their values weights (also explicit zeros).
+    For ``directed=False`` the matrix must be symmetric; its upper triangle (with the diagonal)
+    gives the edges.
+
+    Returns
+    -------
+    Graph
+
+    Raises
+    ------
+    InvalidParameterError
+        If the matrix is not square, or not symmetric when ``directed=False``.
+    """
+    import scipy.sparse as sp
+
+    if not sp.issparse(matrix):
+        raise InvalidParameterError(f"expected a scipy.sparse matrix, got {type(matrix).__name__}")
+    if matrix.shape[0] != matrix.shape[1]:
+        raise InvalidParameterError(f"adjacency matrix must be square, got shape {matrix.shape}")
+    coo = matrix.tocoo()
+    weights = None if coo.dtype == np.bool_ else coo.data
+    if directed:
+        return from_edges(
+            coo.row, coo.col, weights, num_vertices=matrix.shape[0], device=device, name=name
+        )
+    if (abs(matrix - matrix.T) > 0).nnz:
+        raise InvalidParameterError("directed=False needs a symmetric matrix")
+    upper = coo.row <= coo.col
+    return from_edges(
+        coo.row[upper],
+        coo.col[upper],
+        None if weights is None else weights[upper],
+        num_vertices=matrix.shape[0],
+        directed=False,
+        device=device,
+        name=name,
+    )
+
+
+def from_networkx(nx_graph, *, weight: str | None = "weight", device=None, name: str | None = None) -> Graph:
+    """Build a graph from a NetworkX graph.
+
+    Node labels must be integers; internal ids number them in increasing label order and
+    ``Graph.original_ids`` maps back (isolated nodes are kept). Edge attribute ``weight`` becomes the edge
+    weight when every edge has it; pass ``weight=None`` to ignore weights.
+
+    Returns
+    -------
+    Graph
+
+    Raises
+    ------
+    InvalidParameterError
+        If nodes are not integers, or only some edges carry ``weight``.
+    """
+    nodes = list(nx_graph.nodes)
+    if not all(isinstance(node, (int, np.integer)) for node in nodes):
+        raise InvalidParameterError(
+            "from_networkx needs integer node labels; use networkx.convert_node_labels_to_integers"
+        )
+    node_ids = np.asarray(nodes, dtype=np.int64)
+    edges = list(nx_graph.edges(data=weight, default=None) if weight else nx_graph.edges())
+    src = np.fromiter((edge[0] for edge in edges), dtype=np.int64, count=len(edges))
+    dst = np.fromiter((edge[1] for edge in edges), dtype=np.int64, count=len(edges))
+    weights = None
+    if weight and edges:
+        values = [edge[2] for edge in edges]
+        present = [value is not None for value in values]
+        if all(present):
+            weights = np.asarray(values)
+        elif any(present):
+            raise InvalidParameterError(f"only some edges have the attribute {weight!r}")
+    edge_list = EdgeList(
+        src=src,
+        dst=dst,
+        weights=weights,
+        vertex_ids=node_ids,
+        directed=nx_graph.is_directed(),
+        source=name or "networkx graph",
+    )
+    return from_edge_list(edge_list, device=device, name=name)
+
+
+def from_pandas(
+    frame,
+    source: str = "source",
+    target: str = "target",
+    weight: str | None = None,
+    *,
+    directed: bool = True,
+    device=None,
+    name: str | None = None,
+) -> Graph:
+    """Build a graph from a pandas DataFrame of edges (ids relabelled densely, see module doc).
+
+    Returns
+    -------
+    Graph
+
+    Raises
+    ------
+    InvalidParameterError
+        If a named column is missing.
+    """
+    for column in (source, target) + ((weight,) if weight else ()):
+        if column not in frame.columns:
+            raise InvalidParameterError(
+                f"column {column!r} not in the DataFrame (columns: {list(frame.columns)})"
+            )
+    return from_edges(
+        frame[source].to_numpy(),
+        frame[target].to_numpy(),
+        None if weight is None else frame[weight].to_numpy(),
+        directed=directed,
+        device=device,
+        name=name,
+    )
+
+
+# --- internals ---------------------------------------------------------------------------------
+def _check_policy(option: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise InvalidParameterError(f"{option}={value!r} is not one of {', '.join(allowed)}")
+
+
+def _as_int_ids(ids, where: str, xp=np):
+    ids = xp.asarray(ids) if xp is not np else to_numpy(ids)
+    if ids.ndim != 1:
+        raise InvalidParameterError(f"{where}: edge endpoint arrays must be 1-D")
+    if ids.dtype.kind == "f":
+        if ids.size and not bool(xp.all(xp.mod(ids, 1) == 0)):
+            raise VertexIdError(f"{where}: vertex ids must be integers")
+        ids = ids.astype(np.int64)
+    elif ids.dtype.kind not in "iu":
+        raise VertexIdError(f"{where}: vertex ids must be integers, got {ids.dtype}")
+    if ids.dtype.kind == "u" and ids.dtype.itemsize == 8 and ids.size and int(ids.max()) > np.iinfo(np.int64).max:
+        raise VertexIdError(f"{where}: vertex id {int(ids.max())} does not fit in int64")
+    return ids.astype(np.int64, copy=False)
+
+
+def _map_ids(edge_list: EdgeList, src, dst, relabel, where):
+    """Apply the vertex-id policy; return (src, dst, n, original_ids, id_offset)."""
+    if src.size and min(int(src.min()), int(dst.min())) < 0:
+        raise VertexIdError(f"{where}: negative vertex id {min(int(src.min()), int(dst.min()))}")
+    if edge_list.vertex_ids is not None:
+        return _map_to_vertex_ids(edge_list, src, dst, where)
+    if edge_list.num_vertices is not None:
+        base = edge_list.id_base
+        n = int(edge_list.num_vertices)
+        if src.size:
+            low, high = min(int(src.min()), int(dst.min())), max(int(src.max()), int(dst.max()))
+            if low < base or high >= base + n:
+                bad = low if low < base else high
+                raise VertexIdError(
+                    f"{where}: vertex id {bad} outside the declared range [{base}, {base + n - 1}]"
+                )
+        if base:
+            src, dst = src - base, dst - base
+        return src, dst, n, None, base
+    if relabel is False:
+        n = max(int(src.max()), int(dst.max())) + 1 if src.size else 0
+        return src, dst, n, None, 0
+    return _relabel_dense(src, dst)
+
+
+def _relabel_dense(src, dst):
+    if src.size == 0:
+        return src, dst, 0, None, 0
+    max_id = max(int(src.max()), int(dst.max()))
+    xp = array_module(src)
+    if xp is not np:
+        original_ids, inverse = xp.unique(xp.concatenate([src, dst]), return_inverse=True)
+        inverse = inverse.reshape(-1)
+        return inverse[: src.size], inverse[src.size :], int(original_ids.size), to_numpy(original_ids), 0
+    if max_id <= _DENSE_RELABEL_FACTOR * max(src.size, 1):
+        rank, count = run_cpu_kernel(_cpu_kernels.dense_ranks, src, dst, max_id)
+        if count == max_id + 1:  # every id occurs: ids are already dense
+            return src, dst, count, None, 0
+        original_ids = np.flatnonzero(rank >= 0).astype(np.int64)
+        return rank[src], rank[dst], count, original_ids, 0
+    original_ids, inverse = np.unique(np.concatenate([src, dst]), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    return inverse[: src.size], inverse[src.size :], original_ids.size, original_ids, 0
+
+
+def _map_to_vertex_ids(edge_list: EdgeList, src, dst, where):
+    src, dst = to_numpy(src), to_numpy(dst)
+    vertex_ids = to_numpy(edge_list.vertex_ids).astype(np.int64, copy=False)
+    original_ids = np.sort(vertex_ids)
+    if original_ids.size > 1 and np.any(original_ids[1:] == original_ids[:-1]):
+        duplicate = original_ids[1:][original_ids[1:] == original_ids[:-1]][0]
+        raise VertexIdError(f"{where}: vertex id {int(duplicate)} is listed twice")
+    n = original_ids.size
+    mapped = []
+    for ids in (src, dst):
+        position = np.searchsorted(original_ids, ids)
+        known = position < n
+        known[known] = original_ids[position[known]] == ids[known]
+        if not np.all(known):
+            raise VertexIdError(f"{where}: edge endpoint {int(ids[~known][0])} is not a listed vertex")
+        mapped.append(position)
+    identity = n == 0 or (original_ids[0] == 0 and original_ids[-1] == n - 1)
+    return mapped[0], mapped[1], n, None if identity else original_ids, 0
+
+
+def _canonical_undirected(src, dst, weights):
+    """Orient every undirected edge as (min, max) so that duplicates meet in the sort."""
+    xp = array_module(src)
+    return xp.minimum(src, dst), xp.maximum(src, dst), weights
+
+
+def _sorted_csr(src, dst, weights, num_vertices, duplicates, backend: Backend):
+    """Sort edges by (src, dst), stably, apply the duplicate policy, and return CSR arrays."""
+    if num_vertices == 0 and src.size:
+        raise EmptyGraphError("edges given for a graph with no vertices")
+    if backend.is_cuda:
+        return _sorted_csr_cuda(src, dst, weights, num_vertices, duplicates, backend)
+    # Two stable counting-sort passes (by dst, then by src) = a radix sort on (src, dst).
+    by_dst = run_cpu_kernel(_cpu_kernels.stable_counting_sort, dst, num_vertices)
+    by_src = run_cpu_kernel(_cpu_kernels.stable_counting_sort, src[by_dst], num_vertices)
+    order = by_dst[by_src]
+    src, dst = src[order], dst[order]
+    weights = None if weights is None else weights[order]
+    if duplicates != "keep" and src.size:
+        starts = run_cpu_kernel(_cpu_kernels.run_starts, src, dst)
+        src, dst, weights = _merge_duplicates(src, dst, weights, starts, duplicates, np)
+    counts = run_cpu_kernel(_cpu_kernels.count_ids, src, num_vertices)
+    indptr = np.zeros(num_vertices + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return indptr, dst, weights
+
+
+def _sorted_csr_cuda(src, dst, weights, num_vertices, duplicates, backend: Backend):
+    from gpugraph.graph import _cuda_kernels
+
+    xp = backend.xp
+    with backend.activate():
+        src, dst = backend.asarray(src), backend.asarray(dst)
+        weights = None if weights is None else backend.asarray(weights)
+        key = src.astype(np.int64) * num_vertices + dst if num_vertices <= 2**31 else None
+        order = xp.argsort(key, kind="stable") if key is not None else xp.lexsort(xp.stack([dst, src]))
+        src, dst = src[order], dst[order]
+        weights = None if weights is None else weights[order]
+        if duplicates != "keep" and src.size:
+            starts = xp.ones(src.size, dtype=bool)
+            starts[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+            src, dst, weights = _merge_duplicates(src, dst, weights, starts, duplicates, xp)
+        counts = xp.zeros(num_vertices, dtype=np.int64)
+        if src.size:
+            launch_cuda_kernel(_cuda_kernels.count_ids_kernel, backend, src.size, src, counts)
+        indptr = xp.zeros(num_vertices + 1, dtype=np.int64)
+        xp.cumsum(counts, out=indptr[1:])
+    return indptr, dst, weights
+
+
+def _merge_duplicates(src, dst, weights, starts, policy, xp):
+    """Collapse runs of equal (src, dst) in sorted arrays according to ``policy``."""
+    first = xp.flatnonzero(starts)
+    if weights is None or policy == "first":
+        return src[first], dst[first], None if weights is None else weights[first]
+    if xp is np:
+        reducer = {"min": np.minimum, "max": np.maximum, "sum": np.add}[policy]
+        merged = reducer.reduceat(weights, first)
+    else:
+        import cupyx
+
+        run_id = xp.cumsum(starts) - 1
+        scatter = {"min": cupyx.scatter_min, "max": cupyx.scatter_max, "sum": cupyx.scatter_add}[policy]
+        initial = {"min": weights[first], "max": weights[first], "sum": xp.zeros_like(weights[first])}[policy]
+        merged = initial.copy()
+        scatter(merged, run_id, weights)
+    return src[first], dst[first], merged
+
+
+def _symmetrize(indptr, indices, weights, num_vertices, backend: Backend):
+    """Given canonical (low, high) undirected CSR, return CSR holding both directions."""
+    xp = backend.xp
+    with backend.activate():
+        src = xp.repeat(xp.arange(num_vertices, dtype=indices.dtype), xp.diff(indptr))
+        reverse = src != indices  # self-loops are stored once
+        all_src = xp.concatenate([src, indices[reverse]])
+        all_dst = xp.concatenate([indices, src[reverse]])
+        all_weights = None if weights is None else xp.concatenate([weights, weights[reverse]])
+    return _sorted_csr(all_src, all_dst, all_weights, num_vertices, "keep", backend)
+
+
+def transpose_csr(indptr, indices, num_vertices: int, backend: Backend):
+    """Build the CSC (in-edges) of a CSR graph.
+
+    Returns
+    -------
+    tuple
+        ``(in_indptr, in_indices, in_edge_ids)``: in-edges of ``v`` are
+        ``in_indptr[v]:in_indptr[v+1]``, their sources ``in_indices`` sorted within each vertex,
+        and ``in_edge_ids`` the position of each in-edge in the CSR arrays.
+    """
+    xp = backend.xp
+    with backend.activate():
+        if not backend.is_cuda:
+            # CSR order is sorted by source, so a stable sort by destination keeps sources sorted.
+            in_edge_ids = run_cpu_kernel(_cpu_kernels.stable_counting_sort, indices, num_vertices)
+            counts = run_cpu_kernel(_cpu_kernels.count_ids, indices, num_vertices)
+        else:
+            from gpugraph.graph import _cuda_kernels
+
+            in_edge_ids = xp.argsort(indices, kind="stable")
+            counts = xp.zeros(num_vertices, dtype=np.int64)
+            if indices.size:
+                launch_cuda_kernel(
+                    _cuda_kernels.count_ids_kernel, backend, indices.size, indices, counts
+                )
+        src = xp.repeat(xp.arange(num_vertices, dtype=indices.dtype), xp.diff(indptr))
+        in_indices = src[in_edge_ids]
+        in_indptr = xp.zeros(num_vertices + 1, dtype=np.int64)
+        xp.cumsum(counts, out=in_indptr[1:])
+    return in_indptr, in_indices, in_edge_ids.astype(np.int64, copy=False)
