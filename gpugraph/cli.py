@@ -1,0 +1,320 @@
+"""The ``gpugraph`` command line: info, convert, generate, run.
+
+Every failure a user can cause ends with one line on stderr (``gpugraph: error: ...``) and a
+non-zero exit code; tracebacks are shown only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+
+import numpy as np
+
+from gpugraph import __version__
+from gpugraph.errors import GpugraphError, InvalidParameterError
+
+#: Graph used by ``gpugraph run ALGO`` when no input is given.
+DEFAULT_EXAMPLE = "example:rmat18"
+_EXAMPLE_PATTERN = re.compile(r"^example:(rmat(\d+)|grid(\d+)x(\d+))$")
+
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``gpugraph`` command. Returns the process exit code."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "handler"):
+        parser.print_help()
+        return EXIT_ERROR
+    try:
+        return args.handler(args) or 0
+    except GpugraphError as exc:
+        if args.debug:
+            raise
+        print(f"gpugraph: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except (OSError, MemoryError) as exc:
+        if args.debug:
+            raise
+        print(f"gpugraph: error: {_describe_os_error(exc)}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("gpugraph: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _describe_os_error(exc: BaseException) -> str:
+    if isinstance(exc, MemoryError):
+        return "out of host memory"
+    filename = getattr(exc, "filename", None)
+    reason = getattr(exc, "strerror", None) or str(exc)
+    return f"{filename}: {reason}" if filename else reason
+
+
+# --- parser ------------------------------------------------------------------------------------
+def _build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--device",
+        default=None,
+        help="cpu, cuda, cuda:N or auto (default: $GPUGRAPH_DEVICE, else a GPU if usable)",
+    )
+    common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    common.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+
+    loading = argparse.ArgumentParser(add_help=False)
+    loading.add_argument("--format", default=None, help="force the input format (default: detect)")
+    direction = loading.add_mutually_exclusive_group()
+    direction.add_argument("--directed", dest="directed", action="store_true", default=None,
+                           help="treat the input as directed")
+    direction.add_argument("--undirected", dest="directed", action="store_false",
+                           help="treat the input as undirected")
+    loading.add_argument("--self-loops", default=None, choices=("keep", "drop"),
+                         help="self-loop policy (default: keep)")
+    loading.add_argument("--duplicates", default=None,
+                         choices=("keep", "first", "min", "max", "sum"),
+                         help="duplicate-edge policy (default: keep)")
+
+    parser = argparse.ArgumentParser(
+        prog="gpugraph",
+        description="Graph algorithms on GPUs and multi-core CPUs.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"gpugraph {__version__}")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    info = commands.add_parser("info", parents=[common, loading],
+                               help="print size, direction, weights, degree statistics, memory",
+                               description="Load a graph and describe it.")
+    info.add_argument("input", help="graph file (any supported format) or example:NAME")
+    info.set_defaults(handler=_cmd_info)
+
+    convert = commands.add_parser("convert", parents=[common, loading],
+                                  help="convert between formats (e.g. to the fast binary .gg)",
+                                  description="Read IN and write OUT; the output format follows "
+                                              "OUT's suffix (.gg binary, .mtx, .gr, .txt/.el, "
+                                              "optionally .gz).")
+    convert.add_argument("input", help="input graph file or example:NAME")
+    convert.add_argument("output", help="output path; written only if the conversion succeeds")
+    convert.set_defaults(handler=_cmd_convert)
+
+    generate = commands.add_parser("generate", parents=[common],
+                                   help="generate a synthetic graph (rmat, gnm, grid)",
+                                   description="Generate a graph and save it; the format follows "
+                                               "the output suffix.")
+    kinds = generate.add_subparsers(title="generators", metavar="KIND")
+    rmat = kinds.add_parser("rmat", parents=[common],
+                            help="Graph500 Kronecker/RMAT (A,B,C,D=0.57,0.19,0.19,0.05)")
+    rmat.add_argument("--scale", type=int, required=True, help="log2 of the vertex count")
+    rmat.add_argument("--edge-factor", type=int, default=16, help="edges per vertex (default 16)")
+    rmat.add_argument("--seed", type=int, default=0)
+    rmat.add_argument("-o", "--output", required=True)
+    rmat.set_defaults(handler=_cmd_generate, kind="rmat")
+    gnm = kinds.add_parser("gnm", parents=[common], help="uniform random G(n, m)")
+    gnm.add_argument("--vertices", "-n", type=int, required=True)
+    gnm.add_argument("--edges", "-m", type=int, required=True)
+    gnm.add_argument("--undirected", action="store_true")
+    gnm.add_argument("--seed", type=int, default=0)
+    gnm.add_argument("-o", "--output", required=True)
+    gnm.set_defaults(handler=_cmd_generate, kind="gnm")
+    grid = kinds.add_parser("grid", parents=[common], help="2-D grid (road-like, high diameter)")
+    grid.add_argument("--rows", type=int, required=True)
+    grid.add_argument("--cols", type=int, required=True)
+    grid.add_argument("--weighted", action="store_true", help="random integer weights 1..100")
+    grid.add_argument("--seed", type=int, default=0)
+    grid.add_argument("-o", "--output", required=True)
+    grid.set_defaults(handler=_cmd_generate, kind="grid")
+
+    from gpugraph.algorithms import ALGORITHMS
+
+    run = commands.add_parser("run", parents=[common, loading],
+                              help="run an algorithm on a graph",
+                              description="Run ALGO on INPUT (default: a built-in RMAT scale-18 "
+                                          "graph) and print a summary.")
+    run.add_argument("algorithm", choices=sorted(ALGORITHMS), help="algorithm to run")
+    run.add_argument("input", nargs="?", default=DEFAULT_EXAMPLE,
+                     help=f"graph file or example:rmatS / example:gridRxC (default {DEFAULT_EXAMPLE})")
+    run.add_argument("--source", type=int, default=None,
+                     help="source vertex, as an original id of the input (default: first vertex "
+                          "with an out-edge)")
+    run.add_argument("--output", "-o", default=None,
+                     help="write per-vertex results (original id, values) as TSV")
+    run.set_defaults(handler=_cmd_run)
+    return parser
+
+
+# --- commands ----------------------------------------------------------------------------------
+def _cmd_info(args) -> int:
+    graph, seconds = _load(args)
+    kind = "directed" if graph.directed else "undirected"
+    weights = f"yes ({graph.weights.dtype})" if graph.is_weighted else "no"
+    print(f"graph        {graph.name}")
+    print(f"vertices     {graph.num_vertices:,}")
+    print(f"edges        {graph.num_edges:,} ({kind}; {graph.num_arcs:,} stored arcs)")
+    print(f"weighted     {weights}")
+    print(f"self-loops   {graph.self_loop_count():,}")
+    print(f"ids          {_id_description(graph)}")
+    for label, stats in graph.degree_stats().items():
+        print(
+            f"{label + ' degree':<12} min {stats.minimum:,}  max {stats.maximum:,}  "
+            f"mean {stats.mean:.2f}  median {stats.median:g}  std {stats.std:.2f}  "
+            f"isolated {stats.isolated:,}"
+        )
+    footprint = graph.memory_footprint()
+    parts = ", ".join(f"{key} {_mib(value)}" for key, value in footprint.items() if key != "total")
+    print(f"memory       {_mib(footprint['total'])} ({parts})")
+    print(f"device       {graph.backend.device_description()}")
+    print(f"load time    {seconds:.3f} s")
+    return 0
+
+
+def _cmd_convert(args) -> int:
+    from gpugraph.io import save
+
+    graph, seconds = _load(args)
+    start = time.perf_counter()
+    save(graph, args.output)
+    print(
+        f"wrote {args.output}: n={graph.num_vertices:,} m={graph.num_edges:,} "
+        f"(read {seconds:.2f} s, write {time.perf_counter() - start:.2f} s)"
+    )
+    return 0
+
+
+def _cmd_generate(args) -> int:
+    from gpugraph.io import generators, save
+
+    start = time.perf_counter()
+    if args.kind == "rmat":
+        graph = generators.rmat(args.scale, edge_factor=args.edge_factor, seed=args.seed,
+                                device=args.device)
+    elif args.kind == "gnm":
+        graph = generators.gnm(args.vertices, args.edges, seed=args.seed,
+                               directed=not args.undirected, device=args.device)
+    else:
+        graph = generators.grid(args.rows, args.cols, weighted=args.weighted, seed=args.seed,
+                                device=args.device)
+    generated = time.perf_counter() - start
+    save(graph, args.output)
+    print(
+        f"wrote {args.output}: n={graph.num_vertices:,} m={graph.num_edges:,} "
+        f"(generated in {generated:.2f} s on {graph.device})"
+    )
+    return 0
+
+
+def _cmd_run(args) -> int:
+    from gpugraph.algorithms import ALGORITHMS
+    from gpugraph.backend.kernels import compile_report
+
+    graph, load_seconds = _load(args)
+    module = ALGORITHMS[args.algorithm]
+    if args.source is not None:
+        source = int(graph.to_internal(args.source))
+    else:
+        with_edges = np.flatnonzero(np.diff(_host(graph.indptr)) > 0)
+        source = int(with_edges[0]) if with_edges.size else 0
+    result = module.run(graph, source=source)
+    stats = result.stats
+    print(f"{args.algorithm} on {graph!r}")
+    print(f"  device        {graph.backend.device_description()}")
+    print(f"  load          {load_seconds:.3f} s")
+    for entry in compile_report():
+        print(f"  first launch  {entry.kernel} [{entry.target}] {entry.seconds:.3f} s (compile or cache load)")
+    print(f"  source        {int(graph.to_original([source])[0])} (original id)")
+    print(f"  run           {stats['seconds']:.4f} s")
+    for key, value in stats.items():
+        if key != "seconds":
+            print(f"  {key:<13} {value:,}")
+    if "edges_traversed" in stats and stats["seconds"] > 0:
+        print(f"  throughput    {stats['edges_traversed'] / stats['seconds'] / 1e6:,.1f} M edges/s")
+    reached = int(np.count_nonzero(result.to_numpy("depth") >= 0)) if "depth" in result.values else None
+    if reached is not None:
+        print(f"  reached       {reached:,} of {graph.num_vertices:,} vertices")
+    if args.output:
+        _write_result(result, args.output)
+        print(f"  wrote         {args.output}")
+    return 0
+
+
+# --- helpers -----------------------------------------------------------------------------------
+def _load(args):
+    """Load args.input (a file or example:NAME); return (graph, seconds)."""
+    start = time.perf_counter()
+    match = _EXAMPLE_PATTERN.match(args.input)
+    if match:
+        from gpugraph.io import generators
+
+        if match.group(2):
+            graph = generators.rmat(int(match.group(2)), seed=0, device=args.device)
+        else:
+            graph = generators.grid(int(match.group(3)), int(match.group(4)), device=args.device)
+    elif args.input.startswith("example:"):
+        raise InvalidParameterError(
+            f"unknown example graph {args.input!r}: use example:rmatSCALE or example:gridROWSxCOLS"
+        )
+    else:
+        from gpugraph.io import load
+
+        options = {
+            key: getattr(args, key)
+            for key in ("self_loops", "duplicates")
+            if getattr(args, key, None) is not None
+        }
+        graph = load(
+            args.input,
+            format=args.format,
+            directed=args.directed,
+            device=args.device,
+            progress=False if args.quiet else None,
+            **options,
+        )
+    return graph, time.perf_counter() - start
+
+
+def _write_result(result, path: str) -> None:
+    from gpugraph.io._atomic import atomic_output
+
+    graph = result.graph
+    ids = graph.to_original(np.arange(graph.num_vertices))
+    names = list(result.values)
+    columns = [ids] + [result.to_numpy(name) for name in names]
+    # Parent-like columns hold vertex ids: report them as original ids too.
+    for position, name in enumerate(names, start=1):
+        if name == "parent":
+            parent = columns[position]
+            mapped = np.full(parent.shape, -1, dtype=np.int64)
+            reached = parent >= 0
+            mapped[reached] = graph.to_original(parent[reached])
+            columns[position] = mapped
+    with atomic_output(path, mode="w") as handle:
+        handle.write("# vertex\t" + "\t".join(names) + "\n")
+        formats = ["%d" if column.dtype.kind in "iub" else "%.17g" for column in columns]
+        np.savetxt(handle, np.column_stack(columns), fmt=formats, delimiter="\t")
+
+
+def _id_description(graph) -> str:
+    if graph.original_ids is not None:
+        return f"relabelled densely (original ids {int(graph.original_ids[0])}..{int(graph.original_ids[-1])})"
+    if graph.id_offset:
+        return f"{graph.id_offset}-based in the input"
+    return "0-based, dense"
+
+
+def _host(array):
+    from gpugraph.backend import to_numpy
+
+    return to_numpy(array)
+
+
+def _mib(value: int) -> str:
+    return f"{value / 2**20:.1f} MiB"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
