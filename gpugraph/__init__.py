@@ -26,6 +26,8 @@ from gpugraph.graph import (
     from_pandas,
     from_scipy,
 )
+from gpugraph.io import load, save
+from gpugraph.io.generators import gnm, grid, rmat
 
 __version__ = "0.1.0"
 
@@ -50,4 +52,9 @@ __all__ = [
     "from_pandas",
     "from_scipy",
     "get_backend",
+    "gnm",
+    "grid",
+    "load",
+    "rmat",
+    "save",
 ]

@@ -27,3 +27,12 @@ DEFAULT_SELF_LOOP_POLICY = "keep"
 PROGRESS_DELAY_SECONDS = 1.0
 #: Minimum seconds between two redraws of a progress bar.
 PROGRESS_REFRESH_SECONDS = 0.2
+
+# --- io readers ----------------------------------------------------------------------------------
+#: Text readers parse files in pieces of about this many (decompressed) bytes, cut at line ends:
+#: large enough that per-piece overhead (a thread hand-off, output arrays) is negligible, small
+#: enough that pieces balance across cores and the progress bar moves.
+READ_PIECE_BYTES = 16 * 2**20
+#: Threads that parse pieces concurrently (the scanners release the GIL); ``None`` = every core
+#: this process may run on.
+READ_THREADS: int | None = None

@@ -66,3 +66,15 @@ class DeviceError(GpugraphError, RuntimeError):
 
 class DeviceOutOfMemoryError(DeviceError, MemoryError):
     """The device ran out of memory; the message says how much was asked for and how much is free."""
+
+
+class GraphFileNotFoundError(GpugraphError, FileNotFoundError):
+    """A graph file (or the sibling file a format needs, e.g. LDBC's ``.e``) does not exist."""
+
+
+class FileVertexIdError(GraphFormatError, VertexIdError):
+    """A vertex id in a graph file is negative or outside the range the file declares.
+
+    Both a :class:`GraphFormatError` (it carries ``path`` and ``line``) and a
+    :class:`VertexIdError`, so either ``except`` clause catches it.
+    """

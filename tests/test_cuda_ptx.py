@@ -21,9 +21,19 @@ def _kernels():
 
     from gpugraph.algorithms import _bfs_cuda
     from gpugraph.graph import _cuda_kernels
+    from gpugraph.io import _generator_cuda
 
-    i32, i64 = types.int32[:], types.int64[:]
+    i32, i64, u64, f64 = types.int32[:], types.int64[:], types.uint64, types.float64
     return {
+        "rmat_kernel": (
+            _generator_cuda.rmat_kernel,
+            (u64, u64, types.int64, f64, f64, f64, types.boolean, i64, i64),
+        ),
+        "gnm_kernel": (_generator_cuda.gnm_kernel, (u64, types.int64, i64, i64)),
+        "hashed_weights_kernel": (
+            _generator_cuda.hashed_weights_kernel,
+            (u64, types.int64, types.int64, i64),
+        ),
         "count_ids_kernel[int32]": (_cuda_kernels.count_ids_kernel, (i32, i64)),
         "count_ids_kernel[int64]": (_cuda_kernels.count_ids_kernel, (i64, i64)),
         "expand_frontier[int32]": (
@@ -41,18 +51,31 @@ def _identity(value):
     return value
 
 
+class _NoDeviceHopper:
+    """Stands in for the current device: numba-cuda compiles device functions for the current
+    device's compute capability, and a CI machine has no device."""
+
+    compute_capability = HOPPER
+
+
 @pytest.fixture(scope="module")
 def cuda():
-    from gpugraph.backend.numba_cuda import load_numba_cuda
-
     from numba import types
 
+    from gpugraph.backend.numba_cuda import load_numba_cuda
+
     module = load_numba_cuda()
+    from numba.cuda import dispatcher
+
+    patcher = pytest.MonkeyPatch()
+    patcher.setattr(dispatcher, "get_current_device", _NoDeviceHopper)
     try:
         module.compile_ptx(_identity, (types.int32,), device=True, cc=HOPPER)
     except Exception as exc:  # noqa: BLE001 - any missing NVVM/NVRTC piece means: skip
+        patcher.undo()
         pytest.skip(f"NVVM not available to numba-cuda: {exc.__class__.__name__}")
-    return module
+    yield module
+    patcher.undo()
 
 
 @pytest.mark.parametrize("name", sorted(_kernels()))

@@ -1,0 +1,104 @@
+"""The command line: help everywhere, one-line errors with non-zero exit, atomic outputs."""
+
+import subprocess
+import sys
+
+import pytest
+
+from gpugraph.cli import main
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["info", "--help"], ["convert", "--help"], ["generate", "--help"],
+     ["generate", "rmat", "--help"], ["generate", "gnm", "--help"], ["generate", "grid", "--help"],
+     ["run", "--help"]],
+)
+def test_help_everywhere(capsys, argv):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 0
+    assert "usage:" in capsys.readouterr().out
+
+
+def test_run_bfs_on_builtin_example(capsys):
+    code, out, err = run_cli(capsys, "run", "bfs", "example:rmat10", "--device", "cpu")
+    assert code == 0, err
+    assert "edges_traversed" in out and "reached" in out
+
+
+def test_run_writes_results_with_original_ids(capsys, tmp_path):
+    edges = tmp_path / "g.txt"
+    edges.write_text("# tiny\n10 20\n20 30\n")
+    output = tmp_path / "out.tsv"
+    code, _, err = run_cli(capsys, "run", "bfs", str(edges), "--source", "10", "-o", str(output), "--device", "cpu")
+    assert code == 0, err
+    lines = output.read_text().splitlines()
+    assert lines[0] == "# vertex\tdepth\tparent"
+    assert lines[1:] == ["10\t0\t10", "20\t1\t10", "30\t2\t20"]
+
+
+def test_unknown_source_is_one_line_error(capsys, tmp_path):
+    edges = tmp_path / "g.txt"
+    edges.write_text("1 2\n")
+    code, _, err = run_cli(capsys, "run", "bfs", str(edges), "--source", "7", "--device", "cpu")
+    assert code != 0 and err.count("\n") == 1 and "vertex 7" in err
+
+
+def test_info_prints_counts(capsys, tmp_path):
+    edges = tmp_path / "g.txt"
+    edges.write_text("0 1\n1 2\n2 0\n2 2\n")
+    code, out, err = run_cli(capsys, "info", str(edges), "--device", "cpu")
+    assert code == 0, err
+    assert "vertices     3" in out and "edges        4" in out and "self-loops   1" in out
+
+
+def test_malformed_file_one_line_and_exit_code(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0 1\n1 x\n")
+    process = subprocess.run(
+        [sys.executable, "-m", "gpugraph", "info", str(bad), "--device", "cpu"],
+        capture_output=True, text=True,
+    )
+    assert process.returncode == 1
+    assert process.stderr.startswith("gpugraph: error: ") and "bad.txt:2" in process.stderr
+    assert "Traceback" not in process.stderr and process.stderr.count("\n") == 1
+
+
+def test_missing_file(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "info", str(tmp_path / "nope.txt"))
+    assert code == 1 and "nope.txt" in err and err.count("\n") == 1
+
+
+def test_unknown_example_and_device(capsys):
+    code, _, err = run_cli(capsys, "run", "bfs", "example:petersen")
+    assert code == 1 and "unknown example" in err
+    code, _, err = run_cli(capsys, "run", "bfs", "example:rmat8", "--device", "tpu")
+    assert code == 1 and "unknown device" in err
+
+
+def test_convert_failure_writes_nothing(capsys, tmp_path):
+    bad = tmp_path / "bad.gr"
+    bad.write_text("p sp 3 2\na 1 2 5\n")  # declares 2 arcs, has 1
+    output = tmp_path / "out.gg"
+    code, _, err = run_cli(capsys, "convert", str(bad), str(output))
+    assert code == 1 and not output.exists()
+    assert list(tmp_path.iterdir()) == [bad]  # no temporary file left behind either
+
+
+def test_convert_and_generate_round_trip(capsys, tmp_path):
+    generated = tmp_path / "g.gg"
+    code, out, err = run_cli(capsys, "generate", "rmat", "--scale", "8", "-o", str(generated), "--device", "cpu")
+    assert code == 0, err
+    text = tmp_path / "g.mtx"
+    code, _, err = run_cli(capsys, "convert", str(generated), str(text), "--device", "cpu")
+    assert code == 0, err
+    import gpugraph as gg
+
+    assert gg.load(text, device="cpu", duplicates="keep").num_edges == gg.load(generated, device="cpu").num_edges
