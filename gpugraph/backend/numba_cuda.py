@@ -13,6 +13,7 @@ importing :mod:`gpugraph` never touches CUDA.
 from __future__ import annotations
 
 import importlib
+import os
 import warnings
 
 import numpy as np
@@ -55,6 +56,9 @@ def load_numba_cuda():
         If numba-cuda is not installed.
     """
     apply_numpy_compat()
+    # Small launches (a frontier of a few vertices) are expected in graph traversals; numba-cuda
+    # would warn about low occupancy on each one.
+    os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
     try:
         return importlib.import_module("numba.cuda")
     except ImportError as exc:  # pragma: no cover - depends on the installation

@@ -151,13 +151,21 @@ def from_edge_list(
         keep = src != dst
         src, dst = src[keep], dst[keep]
         weights = None if weights is None else weights[keep]
-    if not edge_list.directed:
-        src, dst, weights = _canonical_undirected(src, dst, weights)
-
-    indptr, indices, weights = _sorted_csr(src, dst, weights, num_vertices, duplicates, backend)
-    num_edges = int(indices.shape[0])
-    if not edge_list.directed:
-        indptr, indices, weights = _symmetrize(indptr, indices, weights, num_vertices, backend)
+    if edge_list.directed:
+        indptr, indices, weights = _sorted_csr(src, dst, weights, num_vertices, duplicates, backend)
+        num_edges = int(indices.shape[0])
+    else:
+        if duplicates != "keep":
+            # (u, v) and (v, u) are one edge: merge copies in canonical (min, max) orientation.
+            src, dst, weights = _canonical_undirected(src, dst, weights)
+            indptr, dst, weights = _sorted_csr(src, dst, weights, num_vertices, duplicates, backend)
+            xp = backend.xp
+            with backend.activate():
+                src = xp.repeat(xp.arange(num_vertices, dtype=dst.dtype), xp.diff(indptr))
+        num_edges = int(src.shape[0])
+        indptr, indices, weights = _sorted_csr(
+            src, dst, weights, num_vertices, "keep", backend, both_directions=True
+        )
     return Graph(
         indptr,
         indices,
@@ -443,25 +451,30 @@ def _canonical_undirected(src, dst, weights):
     return xp.minimum(src, dst), xp.maximum(src, dst), weights
 
 
-def _sorted_csr(src, dst, weights, num_vertices, duplicates, backend: Backend):
-    """Sort edges by (src, dst), stably, apply the duplicate policy, and return CSR arrays."""
+def _sorted_csr(src, dst, weights, num_vertices, duplicates, backend: Backend, both_directions=False):
+    """Sort edges by (src, dst), stably, apply the duplicate policy, and return CSR arrays.
+
+    With ``both_directions`` each non-loop edge is stored in both directions (undirected).
+    """
     if num_vertices == 0 and src.size:
         raise EmptyGraphError("edges given for a graph with no vertices")
     if backend.is_cuda:
+        if both_directions:
+            src, dst, weights = _both_directions(src, dst, weights, backend)
         return _sorted_csr_cuda(src, dst, weights, num_vertices, duplicates, backend)
-    # Two stable counting-sort passes (by dst, then by src) = a radix sort on (src, dst).
-    by_dst = run_cpu_kernel(_cpu_kernels.stable_counting_sort, dst, num_vertices)
-    by_src = run_cpu_kernel(_cpu_kernels.stable_counting_sort, src[by_dst], num_vertices)
-    order = by_dst[by_src]
-    src, dst = src[order], dst[order]
-    weights = None if weights is None else weights[order]
-    if duplicates != "keep" and src.size:
-        starts = run_cpu_kernel(_cpu_kernels.run_starts, src, dst)
-        src, dst, weights = _merge_duplicates(src, dst, weights, starts, duplicates, np)
-    counts = run_cpu_kernel(_cpu_kernels.count_ids, src, num_vertices)
-    indptr = np.zeros(num_vertices + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    return indptr, dst, weights
+    want_order = weights is not None or duplicates != "keep"
+    indptr, indices, order = run_cpu_kernel(
+        _cpu_kernels.csr_from_edges, src, dst, num_vertices, want_order, both_directions
+    )
+    if weights is not None:
+        weights = weights[order]
+    if duplicates != "keep" and indices.size:
+        rows = np.repeat(np.arange(num_vertices, dtype=indices.dtype), np.diff(indptr))
+        starts = run_cpu_kernel(_cpu_kernels.run_starts, rows, indices)
+        rows, indices, weights = _merge_duplicates(rows, indices, weights, starts, duplicates, np)
+        indptr = np.zeros(num_vertices + 1, dtype=np.int64)
+        np.cumsum(run_cpu_kernel(_cpu_kernels.count_ids, rows, num_vertices), out=indptr[1:])
+    return indptr, indices, weights
 
 
 def _sorted_csr_cuda(src, dst, weights, num_vertices, duplicates, backend: Backend):
@@ -498,7 +511,7 @@ def _merge_duplicates(src, dst, weights, starts, policy, xp):
     else:
         import cupyx
 
-        run_id = xp.cumsum(starts) - 1
+        run_id = xp.cumsum(starts, dtype=np.int64) - 1
         scatter = {"min": cupyx.scatter_min, "max": cupyx.scatter_max, "sum": cupyx.scatter_add}[policy]
         initial = {"min": weights[first], "max": weights[first], "sum": xp.zeros_like(weights[first])}[policy]
         merged = initial.copy()
@@ -506,16 +519,18 @@ def _merge_duplicates(src, dst, weights, starts, policy, xp):
     return src[first], dst[first], merged
 
 
-def _symmetrize(indptr, indices, weights, num_vertices, backend: Backend):
-    """Given canonical (low, high) undirected CSR, return CSR holding both directions."""
+def _both_directions(src, dst, weights, backend: Backend):
+    """Arcs of undirected edges, each edge followed by its reverse (a self-loop once), so that
+    a stable sort orders tied arcs by input position exactly as the CPU kernel does."""
     xp = backend.xp
     with backend.activate():
-        src = xp.repeat(xp.arange(num_vertices, dtype=indices.dtype), xp.diff(indptr))
-        reverse = src != indices  # self-loops are stored once
-        all_src = xp.concatenate([src, indices[reverse]])
-        all_dst = xp.concatenate([indices, src[reverse]])
-        all_weights = None if weights is None else xp.concatenate([weights, weights[reverse]])
-    return _sorted_csr(all_src, all_dst, all_weights, num_vertices, "keep", backend)
+        src, dst = xp.asarray(src), xp.asarray(dst)
+        present = xp.ones(2 * src.size, dtype=bool)
+        present[1::2] = src != dst
+        all_src = xp.stack([src, dst], axis=1).ravel()[present]
+        all_dst = xp.stack([dst, src], axis=1).ravel()[present]
+        all_weights = None if weights is None else xp.repeat(xp.asarray(weights), 2)[present]
+    return all_src, all_dst, all_weights
 
 
 def transpose_csr(indptr, indices, num_vertices: int, backend: Backend):
