@@ -14,6 +14,9 @@ exact, else the Eisel-Lemire algorithm (D. Lemire, "Number Parsing at a Gigabyte
 Software: Practice and Experience 51(8), 2021; following Go's ``strconv`` implementation). The
 rare tokens neither can decide (more than 19 significant digits whose rounding is ambiguous,
 subnormals, overflow) are reported as ``FLOAT_SLOW`` for the caller to hand to ``float``.
+
+The scanners are compiled into the kernels of :mod:`gpugraph.io._parse`, whose Numba disk cache
+does not notice edits to this file: after changing it, delete ``gpugraph/io/__pycache__/*.nb*``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ FLOAT_SLOW = 3
 
 _INT64_MAX_DIV10 = (2**63 - 1) // 10
 _INT64_MAX_LAST_DIGIT = (2**63 - 1) % 10
+#: Any 18-digit decimal fits in int64.
+_SAFE_DIGITS = 18
 #: Exponents beyond this cannot change the result (and must not overflow the accumulator).
 _EXPONENT_CAP = 100_000
 #: A uint64 holds any 19-digit decimal significand.
@@ -74,11 +79,6 @@ def _powers_of_ten_128() -> tuple[np.ndarray, np.ndarray]:
 _POW10_HIGH, _POW10_LOW = _powers_of_ten_128()
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def is_digit(byte) -> bool:
-    return 48 <= byte <= 57
-
-
 @numba.njit(cache=True, nogil=True)
 def scan_int(buf, pos):
     """Parse ``[+-]digits`` at ``pos``. Returns ``(value, end, status)``."""
@@ -87,32 +87,49 @@ def scan_int(buf, pos):
         pos += 1
     start = pos
     value = 0
-    while is_digit(buf[pos]):
-        digit = np.int64(buf[pos]) - 48
-        if value > _INT64_MAX_DIV10 or (value == _INT64_MAX_DIV10 and digit > _INT64_MAX_LAST_DIGIT):
-            return 0, pos, NUMBER_OVERFLOW
+    # No overflow check in the loop nearly every id finishes in: only numbers of more than 18
+    # digits can overflow, and those are parsed again with checks.
+    while True:
+        digit = int(buf[pos]) - 48  # one load and one unsigned range check per byte
+        if digit < 0 or digit > 9:
+            break
         value = value * 10 + digit
         pos += 1
     if pos == start:
         return 0, pos, NUMBER_BAD
+    if pos - start > _SAFE_DIGITS:
+        value = 0
+        for cursor in range(start, pos):
+            digit = int(buf[cursor]) - 48
+            if value > _INT64_MAX_DIV10 or (value == _INT64_MAX_DIV10 and digit > _INT64_MAX_LAST_DIGIT):
+                return 0, cursor, NUMBER_OVERFLOW
+            value = value * 10 + digit
     return (-value if negative else value), pos, NUMBER_OK
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _lower(byte):
-    return byte | 32  # ASCII letters only: the caller compares with lower-case letters
 
 
 @numba.njit(cache=True, nogil=True)
 def _match_word(buf, pos, word):
-    """Length of ``word`` (lower-case bytes) if it starts at ``pos`` case-insensitively, else 0."""
+    """Length of ``word`` (lower-case ASCII) if it starts at ``pos`` in any case, else 0."""
     for k in range(len(word)):
-        if _lower(buf[pos + k]) != word[k]:
+        if buf[pos + k] | 32 != word[k]:
             return 0
     return len(word)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
+def _scan_special(buf, pos, sign):
+    """``inf``, ``infinity`` or ``nan`` at ``pos``: ``(value, end, status)``."""
+    matched = _match_word(buf, pos, b"infinity")
+    if not matched:
+        matched = _match_word(buf, pos, b"inf")
+    if matched:
+        return sign * np.inf, pos + matched, NUMBER_OK
+    if _match_word(buf, pos, b"nan"):
+        return np.nan, pos + 3, NUMBER_OK
+    return 0.0, pos, NUMBER_BAD
+
+
+@numba.njit(cache=True, nogil=True)
 def _multiply_64x64(a, b):
     """Full 128-bit product of two uint64 as ``(high, low)`` (NumPy has no 128-bit integer)."""
     a_low, a_high = a & _LOW32, a >> _U32
@@ -126,7 +143,7 @@ def _multiply_64x64(a, b):
     return high, low
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def _leading_zeros(x):
     count = 0
     for shift in (32, 16, 8, 4, 2, 1):
@@ -169,7 +186,7 @@ def _eisel_lemire(significand, exponent10):
         exponent2 += 1
     if exponent2 <= 0 or exponent2 >= 0x7FF:
         return 0.0, False  # subnormal or overflow
-    return math.ldexp(float(mantissa), exponent2 - 1075), True
+    return math.ldexp(float(mantissa), int(exponent2) - 1075), True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -180,50 +197,51 @@ def scan_float(buf, pos):
     if negative or buf[pos] == 43:
         pos += 1
     sign = -1.0 if negative else 1.0
-    matched = _match_word(buf, pos, b"infinity") or _match_word(buf, pos, b"inf")
-    if matched:
-        return sign * np.inf, pos + matched, NUMBER_OK
-    if _match_word(buf, pos, b"nan"):
-        return np.nan, pos + 3, NUMBER_OK
+    letter = buf[pos] | 32  # lower case
+    if letter == 105 or letter == 110:  # 'i' or 'n'
+        return _scan_special(buf, pos, sign)
+    # Digits before and after the point in one loop (no helper calls: this loop is hot).
     significand = _U0
     significant_digits = 0
     exponent10 = 0
-    any_digit = False
+    digits = 0
+    in_fraction = False
     dropped_nonzero = False
-    while is_digit(buf[pos]):
-        any_digit = True
-        if significant_digits < _MAX_SIGNIFICANT_DIGITS:
-            significand = significand * _U10 + np.uint64(buf[pos] - 48)
-            significant_digits += significand != _U0
-        else:
-            exponent10 += 1
-            dropped_nonzero |= buf[pos] != 48
-        pos += 1
-    if buf[pos] == 46:  # '.'
-        pos += 1
-        while is_digit(buf[pos]):
-            any_digit = True
-            if significant_digits < _MAX_SIGNIFICANT_DIGITS:
-                significand = significand * _U10 + np.uint64(buf[pos] - 48)
-                significant_digits += significand != _U0
-                exponent10 -= 1
-            else:
-                dropped_nonzero |= buf[pos] != 48
+    while True:
+        digit = int(buf[pos]) - 48
+        if digit < 0 or digit > 9:
+            if buf[pos] != 46 or in_fraction:  # '.'
+                break
+            in_fraction = True
             pos += 1
-    if not any_digit:
+            continue
+        digits += 1
+        if significant_digits < _MAX_SIGNIFICANT_DIGITS:
+            significand = significand * _U10 + np.uint64(digit)
+            significant_digits += significand != _U0
+            exponent10 -= in_fraction
+        else:
+            exponent10 += not in_fraction
+            dropped_nonzero |= digit != 0
+        pos += 1
+    if digits == 0:
         return 0.0, pos, NUMBER_BAD
-    if buf[pos] == 101 or buf[pos] == 69:  # 'e' 'E'
+    if buf[pos] | 32 == 101:  # 'e' or 'E'
         pos += 1
         exponent_negative = buf[pos] == 45
         if exponent_negative or buf[pos] == 43:
             pos += 1
-        if not is_digit(buf[pos]):
-            return 0.0, pos, NUMBER_BAD
+        start = pos
         written = 0
-        while is_digit(buf[pos]):
+        while True:
+            digit = int(buf[pos]) - 48
+            if digit < 0 or digit > 9:
+                break
             if written < _EXPONENT_CAP:
-                written = written * 10 + np.int64(buf[pos]) - 48
+                written = written * 10 + digit
             pos += 1
+        if pos == start:
+            return 0.0, pos, NUMBER_BAD
         exponent10 += -written if exponent_negative else written
     if significand == _U0:
         return sign * 0.0, pos, NUMBER_OK
