@@ -33,6 +33,24 @@ PROGRESS_REFRESH_SECONDS = 0.2
 #: large enough that per-piece overhead (a thread hand-off, output arrays) is negligible, small
 #: enough that pieces balance across cores and the progress bar moves.
 READ_PIECE_BYTES = 16 * 2**20
+#: Pieces of compressed files are smaller, so that parsing overlaps decompression (the slower of
+#: the two) from early on.
+READ_STREAM_PIECE_BYTES = 4 * 2**20
 #: Threads that parse pieces concurrently (the scanners release the GIL); ``None`` = every core
 #: this process may run on.
 READ_THREADS: int | None = None
+
+# --- generators and binary format ---------------------------------------------------------------
+#: Largest RMAT scale (and log2 of the largest vertex count of any generator): 2^40 vertices with
+#: Graph500's 16 edges each already need 2^44 edges (256 TiB of ids), far past any one machine,
+#: and keeps every counter of the generators' random streams below 2^64.
+GENERATOR_MAX_SCALE = 40
+#: CPU generators fill their output in pieces of this many edges so the progress bar moves (about
+#: half a second of RMAT work per piece on two cores); one parallel loop per piece costs nothing.
+GENERATOR_PIECE_EDGES = 1 << 24
+#: Text writers format this many rows at a time: big enough to keep all cores busy on each
+#: piece, small enough that a piece's text (about 20 bytes a row) stays near 100 MB.
+WRITE_PIECE_ROWS = 1 << 22
+#: gzip level of ``.gz`` outputs. On edge-list text level 1 compresses within about 5 % of level 6
+#: (the gzip tool's default) at five times the speed, which keeps large writes disk-bound.
+WRITE_GZIP_LEVEL = 1

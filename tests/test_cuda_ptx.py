@@ -23,15 +23,22 @@ def _kernels():
     from gpugraph.graph import _cuda_kernels
     from gpugraph.io import _generator_cuda
 
-    i32, i64, u64, f64 = types.int32[:], types.int64[:], types.uint64, types.float64
+    i32, i64, u64 = types.int32[:], types.int64[:], types.uint64
     return {
-        "rmat_kernel": (
-            _generator_cuda.rmat_kernel,
-            (u64, u64, types.int64, f64, f64, f64, types.boolean, i64, i64),
-        ),
-        "gnm_kernel": (_generator_cuda.gnm_kernel, (u64, types.int64, i64, i64)),
-        "hashed_weights_kernel": (
-            _generator_cuda.hashed_weights_kernel,
+        **{
+            f"{name}[{out}]": (kernel, signature)
+            for out, ids in (("int32", i32), ("int64", i64))
+            for name, kernel, signature in (
+                ("rmat_kernel", _generator_cuda.rmat_kernel,
+                 (u64, types.int64, u64, u64, u64, u64, types.boolean, types.int64, ids, ids)),
+                ("gnm_kernel", _generator_cuda.gnm_kernel,
+                 (u64, types.int64, types.boolean, types.int64, ids, ids)),
+                ("permutation_table_kernel", _generator_cuda.permutation_table_kernel,
+                 (u64, types.int64, ids)),
+            )
+        },
+        "uniform_integers_kernel": (
+            _generator_cuda.uniform_integers_kernel,
             (u64, types.int64, types.int64, i64),
         ),
         "count_ids_kernel[int32]": (_cuda_kernels.count_ids_kernel, (i32, i64)),

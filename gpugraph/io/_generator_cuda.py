@@ -1,5 +1,10 @@
-"""CUDA kernels of the graph generators: the same scalar functions as the CPU kernels, compiled
-for the GPU, so a seed gives identical edges on both (private)."""
+"""numba-cuda kernels of the graph generators (private: use gpugraph.io.generators).
+
+Each kernel is the CPU kernel of the same name in :mod:`gpugraph.io._generator_kernels` with its
+parallel loop replaced by one thread per item, calling the same scalar functions compiled for the
+GPU, so a seed gives the same edges on both. Importing this module loads numba-cuda; it is
+imported only when a CUDA backend is in use.
+"""
 
 from __future__ import annotations
 
@@ -10,41 +15,58 @@ from gpugraph.io._generator_kernels import compile_scalar_functions
 
 cuda = load_numba_cuda()
 _gpu = compile_scalar_functions(cuda.jit(device=True))
-_stream, _rmat_edge, _permute_id, _uniform_pair = (
-    _gpu.stream, _gpu.rmat_edge, _gpu.permute_id, _gpu.uniform_pair,
-)
+_random_word = _gpu.random_word
+_rmat_endpoints = _gpu.rmat_endpoints
+_permuted_id = _gpu.permuted_id
+_uniform_pair = _gpu.uniform_pair
+
+
+@cuda.jit(device=True)
+def _thread_index():
+    # 64-bit, so that outputs past 2^31 items are indexed correctly.
+    return np.int64(cuda.blockIdx.x) * np.int64(cuda.blockDim.x) + np.int64(cuda.threadIdx.x)
 
 
 @cuda.jit(cache=True)
-def rmat_kernel(key, permutation_key, scale, a, ab, abc, permute, src_out, dst_out):
-    """One thread per RMAT edge (see gpugraph.io._generator_kernels.rmat_cpu)."""
-    edge = cuda.grid(1)
-    if edge >= src_out.shape[0]:
+def permutation_table_kernel(key, bits, table_out):
+    """One thread per vertex (see ``permutation_table_cpu``)."""
+    vertex = _thread_index()
+    if vertex < table_out.shape[0]:
+        table_out[vertex] = _permuted_id(np.uint64(vertex), bits, key)
+
+
+@cuda.jit(cache=True)
+def rmat_kernel(
+    key, scale, threshold_a, threshold_ab, threshold_abc, permutation_key, permute, first_edge, src_out, dst_out
+):
+    """One thread per RMAT edge (see ``rmat_cpu``)."""
+    index = _thread_index()
+    if index >= src_out.shape[0]:
         return
-    src, dst = _rmat_edge(key, np.uint64(edge), scale, a, ab, abc)
+    src, dst = _rmat_endpoints(
+        key, np.uint64(first_edge + index), scale, threshold_a, threshold_ab, threshold_abc
+    )
     if permute:
-        src = _permute_id(src, scale, permutation_key)
-        dst = _permute_id(dst, scale, permutation_key)
-    src_out[edge] = np.int64(src)
-    dst_out[edge] = np.int64(dst)
+        src = _permuted_id(src, scale, permutation_key)
+        dst = _permuted_id(dst, scale, permutation_key)
+    src_out[index] = src
+    dst_out[index] = dst
 
 
 @cuda.jit(cache=True)
-def gnm_kernel(key, num_vertices, src_out, dst_out):
-    """One thread per uniform random edge (see gnm_cpu)."""
-    edge = cuda.grid(1)
-    if edge >= src_out.shape[0]:
-        return
-    src, dst = _uniform_pair(key, np.uint64(edge), np.uint64(num_vertices))
-    src_out[edge] = np.int64(src)
-    dst_out[edge] = np.int64(dst)
+def gnm_kernel(key, num_vertices, self_loops, first_edge, src_out, dst_out):
+    """One thread per G(n, m) edge (see ``gnm_cpu``)."""
+    index = _thread_index()
+    if index < src_out.shape[0]:
+        src, dst = _uniform_pair(key, np.uint64(first_edge + index), np.uint64(num_vertices), self_loops)
+        src_out[index] = src
+        dst_out[index] = dst
 
 
 @cuda.jit(cache=True)
-def hashed_weights_kernel(key, low, high, weights_out):
-    """One thread per weight (see hashed_weights_cpu)."""
-    index = cuda.grid(1)
-    if index >= weights_out.shape[0]:
-        return
-    span = np.uint64(high - low + 1)
-    weights_out[index] = low + np.int64(_stream(key, np.uint64(index)) % span)
+def uniform_integers_kernel(key, low, high, values_out):
+    """One thread per value (see ``uniform_integers_cpu``)."""
+    index = _thread_index()
+    if index < values_out.shape[0]:
+        span = np.uint64(high - low + 1)
+        values_out[index] = low + np.int64(_random_word(key, np.uint64(index)) % span)

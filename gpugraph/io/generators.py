@@ -1,43 +1,63 @@
-"""Synthetic graphs: Graph500 Kronecker/RMAT, uniform random G(n, m), 2-D grids.
+"""Synthetic graphs: Graph500 Kronecker (RMAT), uniform random G(n, m), and 2-D grids.
 
-Every generator is deterministic for a seed and gives bit-identical edges on the CPU and the GPU
-(counter-based randomness, see :mod:`gpugraph.io._generator_kernels`). ``*_edges`` functions
-return an :class:`EdgeList` (arrays on the requested device); the short names return a built
-:class:`Graph`.
+Returns
+    ``rmat_edges`` / ``gnm_edges`` / ``grid_edges`` return an :class:`EdgeList` whose arrays live on
+    the requested device (NumPy on the CPU and under the CUDA simulator, CuPy on a GPU); ``rmat`` /
+    ``gnm`` / ``grid`` build a :class:`Graph` from it with
+    :func:`gpugraph.graph.build.from_edge_list`. Vertex ids are int32 while the vertex count fits
+    (``config.INT32_VERTEX_LIMIT``), int64 beyond, as in :class:`Graph`.
+Determinism
+    The same arguments give bit-identical edges on every run, on any number of threads, on the
+    CPU, on a GPU and in the CUDA simulator: all randomness is counter-based
+    (:mod:`gpugraph.io._generator_kernels`) and the same scalar code is compiled for both
+    targets. Seeds are taken modulo 2^64. NumPy's and CuPy's random streams are never used.
+Algorithm (RMAT)
+    Graph500 Kronecker generator (Chakrabarti, Zhan, Faloutsos, "R-MAT: a recursive model for
+    graph mining", SDM 2004; the Graph500 benchmark specification, "Graph generation"): each of the ``edge_factor * 2^scale`` edges independently descends
+    ``scale`` levels of the adjacency matrix, choosing quadrant (0,0), (0,1), (1,0), (1,1) with
+    probabilities ``a, b, c, 1 - a - b - c``. Vertex ids are then relabelled by a seeded random
+    bijection (a Feistel network, :func:`vertex_permutation`), as the specification asks, so that
+    ids say nothing about degrees. The specification also shuffles the edge list; here the edges
+    are independent draws indexed by a counter, so their order is already a uniformly random
+    order and a shuffle would not change the distribution of the output. Self-loops and repeated
+    edges are kept, as in Graph500 (the builder's ``duplicates=`` / ``self_loops=`` can drop them).
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+import operator
+import warnings
+
 import numpy as np
 
-from gpugraph.backend import get_backend
+from gpugraph import config
+from gpugraph.backend import Backend, get_backend
 from gpugraph.backend.kernels import launch_cuda_kernel, run_cpu_kernel
 from gpugraph.errors import InvalidParameterError
 from gpugraph.graph.build import from_edge_list
 from gpugraph.graph.edgelist import EdgeList
 from gpugraph.graph.graph import Graph
 from gpugraph.io import _generator_kernels
+from gpugraph.progress import Progress
 
-#: Graph500 initiator probabilities (D = 1 - A - B - C = 0.05).
+#: Graph500 initiator probabilities (the fourth, d = 1 - a - b - c, is 0.05).
 GRAPH500_A, GRAPH500_B, GRAPH500_C = 0.57, 0.19, 0.19
+#: Graph500 edges per vertex.
 GRAPH500_EDGE_FACTOR = 16
-MAX_SCALE = 40
-#: Integer weights of weighted grids are drawn from this range (road-like travel costs).
+#: Weights of weighted grids are integers drawn uniformly from this closed range (travel costs).
 GRID_WEIGHT_RANGE = (1, 100)
+#: Largest vertex count of any generator.
+MAX_VERTICES = 2**config.GENERATOR_MAX_SCALE
 
-# Distinct stream keys so that edges, the permutation and weights never share random numbers.
+# Each use of randomness draws from its own stream, so edges, the permutation and weights never
+# share random numbers.
 _EDGE_STREAM, _PERMUTATION_STREAM, _WEIGHT_STREAM = 1, 2, 3
+_UINT64 = 2**64
 
 
-def _key(seed: int, stream: int) -> np.uint64:
-    mixed = _generator_kernels._cpu.splitmix64(np.uint64(seed % 2**64) ^ np.uint64(stream * 0x632BE59BD9B4E019 % 2**64))
-    return np.uint64(mixed)
-
-
-def _allocate(backend, count: int):
-    return backend.empty(count, np.int64), backend.empty(count, np.int64)
-
-
+# --- edge lists ----------------------------------------------------------------------------------
 def rmat_edges(
     scale: int,
     edge_factor: int = GRAPH500_EDGE_FACTOR,
@@ -47,147 +67,432 @@ def rmat_edges(
     seed: int = 0,
     permute: bool = True,
     device="cpu",
+    progress: bool | None = None,
 ) -> EdgeList:
-    """Graph500 Kronecker (RMAT) edges.
-
-    ``n = 2**scale`` vertices and ``m = edge_factor * n`` undirected edges, each chosen by
-    ``scale`` recursive quadrant choices with probabilities ``a, b, c, d = 1 - a - b - c``.
-    With ``permute`` the vertex ids are relabelled by a seeded random bijection, as the
-    Graph500 specification asks, so that ids carry no degree information. Edges are independent
-    draws, so their order is already random. Self-loops and repeated edges occur, as in Graph500.
+    """Generate Graph500 Kronecker (RMAT) edges (see the module docstring).
 
     Parameters
     ----------
     scale:
-        log2 of the vertex count, 1..40.
+        log2 of the vertex count, ``1..config.GENERATOR_MAX_SCALE`` (40).
     edge_factor:
-        Edges per vertex (Graph500: 16).
+        Edges per vertex (Graph500: 16); ``m = edge_factor * 2^scale``.
     a, b, c:
-        Initiator probabilities; ``a + b + c < 1``.
+        Probabilities of the quadrants (0,0), (0,1), (1,0); each >= 0 with ``a + b + c < 1``
+        (the rest, ``d``, is the probability of (1,1)).
     seed:
-        Any integer; the same seed gives the same edges on every device.
+        Any integer (taken modulo 2^64).
     permute:
-        Apply the random vertex permutation.
+        Relabel the vertices by :func:`vertex_permutation` ``(scale, seed)``. ``False`` leaves
+        the raw RMAT ids, where low ids have high degree.
     device:
-        Where to generate (``"cpu"``, ``"cuda"``...); the arrays stay there.
+        Where to generate: ``"cpu"``, ``"cuda[:N]"``, a Backend, or ``None`` (see
+        :func:`gpugraph.backend.get_backend`). The arrays stay there.
+    progress:
+        Progress bar on stderr for CPU generations longer than a second: ``None`` only when stderr
+        is a terminal.
 
     Returns
     -------
     EdgeList
-        Undirected, ``num_vertices = 2**scale``.
+        ``m`` undirected edges (``directed=False``), ``num_vertices = 2^scale``, ids in
+        ``[0, 2^scale)``; ``metadata`` records the generator and its parameters.
 
     Raises
     ------
     InvalidParameterError
-        For a scale outside 1..40, a non-positive edge factor, or bad probabilities.
+        For a scale outside ``1..40``, an edge factor below 1, or probabilities that are negative,
+        not finite or sum to 1 or more.
     """
-    if not 1 <= int(scale) <= MAX_SCALE:
-        raise InvalidParameterError(f"scale must be in 1..{MAX_SCALE}, got {scale}")
-    if edge_factor < 1:
-        raise InvalidParameterError(f"edge_factor must be positive, got {edge_factor}")
-    if min(a, b, c) < 0 or a + b + c >= 1:
-        raise InvalidParameterError(f"need a, b, c >= 0 and a + b + c < 1, got {a}, {b}, {c}")
+    scale = _as_integer("scale", scale, 1, config.GENERATOR_MAX_SCALE)
+    edge_factor = _as_integer("edge_factor", edge_factor, 1, None)
+    seed = _as_integer("seed", seed)
+    a, b, c = _quadrant_probabilities(a, b, c)
+    thresholds = [
+        np.uint64(math.ceil(cumulative * _generator_kernels.THRESHOLD_SCALE)) for cumulative in (a, a + b, a + b + c)
+    ]
+    num_vertices = 1 << scale
+    num_edges = edge_factor * num_vertices
     backend = get_backend(device)
-    num_vertices = 1 << int(scale)
-    src, dst = _allocate(backend, edge_factor * num_vertices)
-    arguments = (
-        _key(seed, _EDGE_STREAM), _key(seed, _PERMUTATION_STREAM), np.int64(scale),
-        np.float64(a), np.float64(a + b), np.float64(a + b + c), bool(permute), src, dst,
-    )
-    if backend.is_cuda:
-        from gpugraph.io import _generator_cuda
-
-        launch_cuda_kernel(_generator_cuda.rmat_kernel, backend, src.size, *arguments)
-    else:
-        run_cpu_kernel(_generator_kernels.rmat_cpu, *arguments)
-    return EdgeList(src, dst, num_vertices=num_vertices, directed=False,
-                    source=f"rmat-scale{scale}-seed{seed}")
-
-
-def gnm_edges(num_vertices: int, num_edges: int, seed: int = 0, directed: bool = True, device="cpu") -> EdgeList:
-    """Uniform random graph G(n, m): each edge independently uniform over pairs ``u != v``.
-
-    Edges are drawn with replacement, so a few may repeat (about ``m**2 / (2 n**2)``); there are
-    no self-loops.
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``num_vertices < 2`` (with edges) or a count is negative.
-    """
-    if num_vertices < 0 or num_edges < 0:
-        raise InvalidParameterError(f"counts must be non-negative, got n={num_vertices}, m={num_edges}")
-    if num_edges and num_vertices < 2:
-        raise InvalidParameterError("edges without self-loops need at least 2 vertices")
-    backend = get_backend(device)
-    src, dst = _allocate(backend, num_edges)
-    arguments = (_key(seed, _EDGE_STREAM), np.int64(num_vertices), src, dst)
-    if num_edges:
+    source = f"rmat(scale={scale}, edge_factor={edge_factor}, seed={seed})"
+    with backend.activate():
+        src = backend.empty(num_edges, _vertex_dtype(num_vertices))
+        dst = backend.empty(num_edges, _vertex_dtype(num_vertices))
+        arguments = (
+            _stream_key(seed, _EDGE_STREAM), np.int64(scale), *thresholds,
+            _stream_key(seed, _PERMUTATION_STREAM), bool(permute),
+        )
         if backend.is_cuda:
-            from gpugraph.io import _generator_cuda
-
-            launch_cuda_kernel(_generator_cuda.gnm_kernel, backend, num_edges, *arguments)
+            _launch_cuda(_cuda_kernels().rmat_kernel, backend, num_edges, *arguments, np.int64(0), src, dst)
         else:
-            run_cpu_kernel(_generator_kernels.gnm_cpu, *arguments)
-    return EdgeList(src, dst, num_vertices=num_vertices, directed=directed,
-                    source=f"gnm-n{num_vertices}-m{num_edges}-seed{seed}")
+            _fill_in_pieces(_generator_kernels.rmat_cpu, arguments, src, dst, f"generating {source}", progress)
+    return EdgeList(
+        src,
+        dst,
+        num_vertices=num_vertices,
+        directed=False,
+        source=source,
+        metadata={"generator": "rmat", "scale": scale, "edge_factor": edge_factor,
+                  "a": a, "b": b, "c": c, "seed": seed, "permute": bool(permute)},
+    )
 
 
-def grid_edges(rows: int, cols: int, weighted: bool = False, seed: int = 0, device="cpu") -> EdgeList:
-    """A ``rows x cols`` 4-neighbour grid: high diameter, low degree, like a road network.
+def gnm_edges(
+    num_vertices: int,
+    num_edges: int,
+    seed: int = 0,
+    directed: bool = True,
+    self_loops: bool = False,
+    device="cpu",
+    progress: bool | None = None,
+) -> EdgeList:
+    """Generate a uniform random graph G(n, m).
 
-    Vertex ``(r, c)`` has id ``r * cols + c``. With ``weighted``, each edge gets an integer weight
-    in :data:`GRID_WEIGHT_RANGE` from the seed.
+    Each of the ``m`` edges is drawn independently and uniformly, **with replacement**: from the
+    ``n (n - 1)`` ordered pairs ``u != v`` (directed), which for ``directed=False`` is uniform over
+    the unordered pairs too, or from all ``n^2`` pairs when ``self_loops=True``. So an edge can
+    repeat (about ``m^2 / (2 n^2)`` repeats, for a directed graph without self-loops); build with
+    ``duplicates="first"`` to keep one copy (the edge count then drops by the repeats).
+
+    Parameters
+    ----------
+    num_vertices:
+        ``n``, ``0..2^40``; at least 2 when there are edges and ``self_loops`` is false.
+    num_edges:
+        ``m >= 0``.
+    seed:
+        Any integer (taken modulo 2^64).
+    directed:
+        Direction recorded in the edge list.
+    self_loops:
+        Whether an edge may join a vertex to itself.
+    device, progress:
+        As in :func:`rmat_edges`.
 
     Returns
     -------
     EdgeList
-        Undirected, ``rows * (cols - 1) + cols * (rows - 1)`` edges.
+        ``m`` edges with ids in ``[0, n)``, ``num_vertices = n`` (isolated vertices included).
 
     Raises
     ------
     InvalidParameterError
-        For non-positive sizes.
+        For negative or too large counts, or edges without self-loops on fewer than 2 vertices.
     """
-    if rows < 1 or cols < 1:
-        raise InvalidParameterError(f"grid needs rows, cols >= 1, got {rows} x {cols}")
+    num_vertices = _as_integer("num_vertices", num_vertices, 0, MAX_VERTICES)
+    num_edges = _as_integer("num_edges", num_edges, 0, None)
+    seed = _as_integer("seed", seed)
+    minimum_vertices = 1 if self_loops else 2
+    if num_edges and num_vertices < minimum_vertices:
+        raise InvalidParameterError(
+            f"num_edges={num_edges} needs num_vertices >= {minimum_vertices} "
+            f"(self_loops={bool(self_loops)}), got {num_vertices}"
+        )
+    backend = get_backend(device)
+    source = f"gnm(n={num_vertices}, m={num_edges}, seed={seed})"
+    with backend.activate():
+        src = backend.empty(num_edges, _vertex_dtype(num_vertices))
+        dst = backend.empty(num_edges, _vertex_dtype(num_vertices))
+        arguments = (_stream_key(seed, _EDGE_STREAM), np.int64(num_vertices), bool(self_loops))
+        if backend.is_cuda:
+            _launch_cuda(_cuda_kernels().gnm_kernel, backend, num_edges, *arguments, np.int64(0), src, dst)
+        else:
+            _fill_in_pieces(_generator_kernels.gnm_cpu, arguments, src, dst, f"generating {source}", progress)
+    return EdgeList(
+        src,
+        dst,
+        num_vertices=num_vertices,
+        directed=bool(directed),
+        source=source,
+        metadata={"generator": "gnm", "num_vertices": num_vertices, "num_edges": num_edges,
+                  "seed": seed, "self_loops": bool(self_loops)},
+    )
+
+
+def grid_edges(
+    rows: int,
+    cols: int,
+    diagonal: bool = False,
+    weighted: bool = False,
+    seed: int = 0,
+    device="cpu",
+) -> EdgeList:
+    """Generate a ``rows x cols`` grid: low degree and diameter ``rows + cols - 2``, like a road
+    network.
+
+    Vertex ``(r, c)`` has id ``r * cols + c`` and is joined to its right and lower neighbours
+    (4-neighbourhood); with ``diagonal`` also to its two lower diagonal neighbours
+    (8-neighbourhood). Edges are listed horizontal first, then vertical, then diagonal, each
+    group in row-major order.
+
+    Parameters
+    ----------
+    rows, cols:
+        Grid size, each >= 1, with ``rows * cols <= 2^40``.
+    diagonal:
+        Add the diagonal edges: ``2 (rows - 1)(cols - 1)`` more.
+    weighted:
+        Give every edge an integer weight (int64) drawn uniformly from :data:`GRID_WEIGHT_RANGE`
+        by ``seed``.
+    seed:
+        Seed of the weights (taken modulo 2^64); the structure does not depend on it.
+    device:
+        As in :func:`rmat_edges`.
+
+    Returns
+    -------
+    EdgeList
+        Undirected, ``rows (cols - 1) + cols (rows - 1)`` edges (plus the diagonal ones),
+        ``num_vertices = rows * cols``.
+
+    Raises
+    ------
+    InvalidParameterError
+        For sizes below 1 or a grid of more than 2^40 vertices.
+    """
+    rows = _as_integer("rows", rows, 1, MAX_VERTICES)
+    cols = _as_integer("cols", cols, 1, MAX_VERTICES)
+    seed = _as_integer("seed", seed)
+    if rows * cols > MAX_VERTICES:
+        raise InvalidParameterError(
+            f"a {rows} x {cols} grid has {rows * cols:,} vertices; the limit is 2^"
+            f"{config.GENERATOR_MAX_SCALE} = {MAX_VERTICES:,}"
+        )
     backend = get_backend(device)
     xp = backend.xp
     with backend.activate():
-        ids = xp.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
-        src = xp.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
-        dst = xp.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
+        ids = xp.arange(rows * cols, dtype=_vertex_dtype(rows * cols)).reshape(rows, cols)
+        pairs = [(ids[:, :-1], ids[:, 1:]), (ids[:-1, :], ids[1:, :])]
+        if diagonal:
+            pairs += [(ids[:-1, :-1], ids[1:, 1:]), (ids[:-1, 1:], ids[1:, :-1])]
+        src = xp.concatenate([low.ravel() for low, _ in pairs])
+        dst = xp.concatenate([high.ravel() for _, high in pairs])
         weights = None
         if weighted:
-            weights = backend.empty(src.size, np.int64)
             low, high = GRID_WEIGHT_RANGE
-            arguments = (_key(seed, _WEIGHT_STREAM), np.int64(low), np.int64(high), weights)
-            if backend.is_cuda and src.size:
-                from gpugraph.io import _generator_cuda
-
-                launch_cuda_kernel(_generator_cuda.hashed_weights_kernel, backend, src.size, *arguments)
+            weights = backend.empty(src.size, np.int64)
+            arguments = (_stream_key(seed, _WEIGHT_STREAM), np.int64(low), np.int64(high), weights)
+            if backend.is_cuda:
+                _launch_cuda(_cuda_kernels().uniform_integers_kernel, backend, weights.size, *arguments)
             else:
-                run_cpu_kernel(_generator_kernels.hashed_weights_cpu, *arguments)
-    return EdgeList(src, dst, weights, num_vertices=rows * cols, directed=False,
-                    source=f"grid-{rows}x{cols}")
+                run_cpu_kernel(_generator_kernels.uniform_integers_cpu, *arguments)
+    return EdgeList(
+        src,
+        dst,
+        weights,
+        num_vertices=rows * cols,
+        directed=False,
+        source=f"grid({rows}x{cols}{', diagonal' if diagonal else ''})",
+        metadata={"generator": "grid", "rows": rows, "cols": cols, "diagonal": bool(diagonal),
+                  "weighted": bool(weighted), "seed": seed},
+    )
 
 
-def rmat(scale: int, *, edge_factor: int = GRAPH500_EDGE_FACTOR, seed: int = 0, device=None, **build_options) -> Graph:
-    """Build a Graph500 RMAT graph (see :func:`rmat_edges`; ``build_options`` go to the builder)."""
+def vertex_permutation(scale: int, seed: int = 0, device="cpu"):
+    """The seeded bijection of ``[0, 2^scale)`` that :func:`rmat_edges` relabels vertices with.
+
+    Parameters
+    ----------
+    scale:
+        log2 of the domain size, ``1..40``.
+    seed:
+        The RMAT seed (the permutation uses its own stream of it).
+    device:
+        As in :func:`rmat_edges`.
+
+    Returns
+    -------
+    array
+        ``table`` of length ``2^scale`` on the device: vertex ``v`` becomes ``table[v]``.
+        int32 while ``2^scale`` vertices fit, else int64.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a scale outside ``1..40``.
+    """
+    scale = _as_integer("scale", scale, 1, config.GENERATOR_MAX_SCALE)
+    seed = _as_integer("seed", seed)
     backend = get_backend(device)
-    edges = rmat_edges(scale, edge_factor=edge_factor, seed=seed, device=backend)
-    return from_edge_list(edges, device=backend, name=edges.source, **build_options)
+    with backend.activate():
+        table = backend.empty(1 << scale, _vertex_dtype(1 << scale))
+        arguments = (_stream_key(seed, _PERMUTATION_STREAM), np.int64(scale), table)
+        if backend.is_cuda:
+            _launch_cuda(_cuda_kernels().permutation_table_kernel, backend, table.size, *arguments)
+        else:
+            run_cpu_kernel(_generator_kernels.permutation_table_cpu, *arguments)
+    return table
 
 
-def gnm(num_vertices: int, num_edges: int, *, seed: int = 0, directed: bool = True, device=None, **build_options) -> Graph:
-    """Build a uniform random graph (see :func:`gnm_edges`)."""
+# --- graphs --------------------------------------------------------------------------------------
+def rmat(
+    scale: int,
+    edge_factor: int = GRAPH500_EDGE_FACTOR,
+    a: float = GRAPH500_A,
+    b: float = GRAPH500_B,
+    c: float = GRAPH500_C,
+    seed: int = 0,
+    permute: bool = True,
+    device=None,
+    progress: bool | None = None,
+    **build_options,
+) -> Graph:
+    """Build a Graph500 RMAT graph: :func:`rmat_edges` then
+    :func:`~gpugraph.graph.build.from_edge_list` on the same device.
+
+    Parameters
+    ----------
+    scale, edge_factor, a, b, c, seed, permute, progress:
+        See :func:`rmat_edges`.
+    device:
+        Where to generate and build; ``None``: ``GPUGRAPH_DEVICE``, else a GPU when usable.
+    **build_options:
+        ``self_loops=``, ``duplicates=``, ``name=`` of the builder (Graph500 keeps both).
+
+    Returns
+    -------
+    Graph
+        Undirected, ``2^scale`` vertices (isolated ones included).
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`rmat_edges`, or for an unknown builder policy.
+    """
     backend = get_backend(device)
-    edges = gnm_edges(num_vertices, num_edges, seed=seed, directed=directed, device=backend)
-    return from_edge_list(edges, device=backend, name=edges.source, **build_options)
+    edges = rmat_edges(scale, edge_factor, a, b, c, seed=seed, permute=permute, device=backend, progress=progress)
+    return _build(edges, backend, build_options)
 
 
-def grid(rows: int, cols: int, *, weighted: bool = False, seed: int = 0, device=None, **build_options) -> Graph:
-    """Build a 2-D grid graph (see :func:`grid_edges`)."""
+def gnm(
+    num_vertices: int,
+    num_edges: int,
+    seed: int = 0,
+    directed: bool = True,
+    self_loops: bool = False,
+    device=None,
+    progress: bool | None = None,
+    **build_options,
+) -> Graph:
+    """Build a uniform random graph: :func:`gnm_edges` then
+    :func:`~gpugraph.graph.build.from_edge_list` (``build_options`` as in :func:`rmat`).
+
+    Returns
+    -------
+    Graph
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`gnm_edges`, or for an unknown builder policy.
+    """
     backend = get_backend(device)
-    edges = grid_edges(rows, cols, weighted=weighted, seed=seed, device=backend)
-    return from_edge_list(edges, device=backend, name=edges.source, **build_options)
+    edges = gnm_edges(num_vertices, num_edges, seed=seed, directed=directed, self_loops=self_loops,
+                      device=backend, progress=progress)
+    return _build(edges, backend, build_options)
+
+
+def grid(
+    rows: int,
+    cols: int,
+    diagonal: bool = False,
+    weighted: bool = False,
+    seed: int = 0,
+    device=None,
+    **build_options,
+) -> Graph:
+    """Build a 2-D grid graph: :func:`grid_edges` then
+    :func:`~gpugraph.graph.build.from_edge_list` (``build_options`` as in :func:`rmat`).
+
+    Returns
+    -------
+    Graph
+        Undirected, ``rows * cols`` vertices.
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`grid_edges`, or for an unknown builder policy.
+    """
+    backend = get_backend(device)
+    edges = grid_edges(rows, cols, diagonal=diagonal, weighted=weighted, seed=seed, device=backend)
+    return _build(edges, backend, build_options)
+
+
+# --- internals -----------------------------------------------------------------------------------
+def _build(edges: EdgeList, backend: Backend, build_options: dict) -> Graph:
+    build_options.setdefault("name", edges.source)
+    return from_edge_list(edges, device=backend, **build_options)
+
+
+def _as_integer(name: str, value, minimum: int | None = None, maximum: int | None = None) -> int:
+    """``value`` as an int in ``[minimum, maximum]`` (bounds optional), or a named error."""
+    if isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise InvalidParameterError(f"{name} must be an integer, got {value!r}") from None
+    if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
+        limit = f"{minimum}..{maximum:,}" if maximum is not None else f">= {minimum}"
+        raise InvalidParameterError(f"{name} must be {limit}, got {number:,}")
+    return number
+
+
+def _quadrant_probabilities(a, b, c) -> tuple[float, float, float]:
+    """Check the RMAT initiator; return it as floats."""
+    try:
+        values = [float(a), float(b), float(c)]
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"RMAT probabilities must be numbers, got a={a!r}, b={b!r}, c={c!r}") from None
+    if not all(math.isfinite(value) and value >= 0 for value in values) or sum(values) >= 1:
+        raise InvalidParameterError(
+            f"RMAT probabilities need a, b, c >= 0 and a + b + c < 1 (d = 1 - a - b - c > 0), "
+            f"got a={a}, b={b}, c={c}"
+        )
+    return values[0], values[1], values[2]
+
+
+def _vertex_dtype(num_vertices: int):
+    return np.int32 if num_vertices <= config.INT32_VERTEX_LIMIT else np.int64
+
+
+def _splitmix64(state: int) -> int:
+    """Python-int twin of the kernels' ``splitmix64``, to derive stream keys on the host."""
+    z = (state + int(_generator_kernels.GOLDEN_GAMMA)) % _UINT64
+    z = ((z ^ (z >> 30)) * int(_generator_kernels._MIX1)) % _UINT64
+    z = ((z ^ (z >> 27)) * int(_generator_kernels._MIX2)) % _UINT64
+    return z ^ (z >> 31)
+
+
+def _stream_key(seed: int, stream: int) -> np.uint64:
+    """Key of random stream ``stream`` of ``seed``: streams of one seed, and the same stream of
+    different seeds, get unrelated keys."""
+    return np.uint64(_splitmix64(_splitmix64(seed % _UINT64) ^ stream))
+
+
+def _fill_in_pieces(kernel, arguments: tuple, src, dst, description: str, progress: bool | None) -> None:
+    """Run a CPU edge kernel over ``src``/``dst`` piece by piece, moving a progress bar."""
+    with Progress(description, total=src.size, unit=" edges", enabled=progress) as bar:
+        for start in range(0, src.size, config.GENERATOR_PIECE_EDGES):
+            stop = min(src.size, start + config.GENERATOR_PIECE_EDGES)
+            run_cpu_kernel(kernel, *arguments, np.int64(start), src[start:stop], dst[start:stop])
+            bar.update(stop - start)
+
+
+def _cuda_kernels():
+    from gpugraph.io import _generator_cuda
+
+    return _generator_cuda
+
+
+def _launch_cuda(kernel, backend: Backend, items: int, *arguments) -> None:
+    if items == 0:
+        return
+    # The simulator runs the kernels as Python on NumPy scalars, whose wrap-around uint64
+    # arithmetic (intended here) would warn on every overflow.
+    quiet = warnings.catch_warnings() if backend.simulated else contextlib.nullcontext()
+    with quiet:
+        if backend.simulated:
+            warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)
+        launch_cuda_kernel(kernel, backend, items, *arguments)
