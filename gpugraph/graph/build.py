@@ -377,7 +377,9 @@ def _as_int_ids(ids, where: str, xp=np):
         raise VertexIdError(f"{where}: vertex ids must be integers, got {ids.dtype}")
     if ids.dtype.kind == "u" and ids.dtype.itemsize == 8 and ids.size and int(ids.max()) > np.iinfo(np.int64).max:
         raise VertexIdError(f"{where}: vertex id {int(ids.max())} does not fit in int64")
-    return ids.astype(np.int64, copy=False)
+    if ids.dtype == np.int32 or ids.dtype == np.int64:
+        return ids  # no widening copy: the builder narrows to the graph's id type once
+    return ids.astype(np.int64 if ids.dtype.itemsize >= 4 else np.int32)
 
 
 def _map_ids(edge_list: EdgeList, src, dst, relabel, where):

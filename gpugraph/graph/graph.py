@@ -84,6 +84,8 @@ class Graph:
         Added to internal ids to get original ids when ``original_ids`` is ``None``.
     name:
         A label (usually the file name) used in reports.
+    in_edges:
+        Already built ``(in_indptr, in_indices, in_edge_ids)`` of a directed graph, or ``None``.
     """
 
     def __init__(
@@ -98,6 +100,7 @@ class Graph:
         original_ids: np.ndarray | None = None,
         id_offset: int = 0,
         name: str | None = None,
+        in_edges: tuple | None = None,
     ):
         self.indptr = indptr
         self.indices = indices
@@ -108,7 +111,8 @@ class Graph:
         self.original_ids = original_ids
         self.id_offset = int(id_offset)
         self.name = name
-        self._in_edges = None  # (in_indptr, in_indices, in_edge_ids), built on first use
+        # (in_indptr, in_indices, in_edge_ids): built on first use unless given (moved or loaded).
+        self._in_edges = tuple(in_edges) if in_edges is not None and directed else None
 
     # --- sizes -------------------------------------------------------------------------------
     @property
@@ -254,9 +258,10 @@ class Graph:
             original_ids=self.original_ids,
             id_offset=self.id_offset,
             name=self.name,
+            in_edges=None
+            if self._in_edges is None
+            else tuple(target.asarray(array) for array in self._in_edges),
         )
-        if self.directed and self._in_edges is not None:
-            moved._in_edges = tuple(target.asarray(array) for array in self._in_edges)
         return moved
 
     # --- ids ---------------------------------------------------------------------------------

@@ -23,6 +23,8 @@ def load(
     self_loops: str = config.DEFAULT_SELF_LOOP_POLICY,
     duplicates: str = config.DEFAULT_DUPLICATE_POLICY,
     progress: bool | None = None,
+    mmap: bool = False,
+    verify: bool = True,
 ) -> Graph:
     """Load a graph file into a :class:`~gpugraph.Graph`.
 
@@ -42,6 +44,9 @@ def load(
         which hold an already built graph).
     progress:
         Show a progress bar for loads longer than a second: ``None`` when stderr is a terminal.
+    mmap, verify:
+        For binary ``.gg`` files: map the arrays from the file instead of reading them, and check
+        checksums and structure (see :func:`gpugraph.io.binary.load_binary`).
 
     Returns
     -------
@@ -58,7 +63,7 @@ def load(
 
     path = os.fspath(path)
     if format == "binary" or (format is None and binary.is_binary_file(path)):
-        return binary.load_binary(path, device=device)
+        return binary.load_binary(path, mmap=mmap, verify=verify, device=device)
     edge_list = readers.read_edge_list(path, format, directed=directed, progress=progress)
     return from_edge_list(
         edge_list,

@@ -258,7 +258,10 @@ def load_binary(path, *, mmap: bool = False, verify: bool = True, device=None) -
         _check_structure(arrays, int(header["num_vertices"]), path)
     backend = get_backend(device)
     on_device = {name: backend.asarray(array) for name, array in arrays.items() if name not in ("name", "original_ids")}
-    graph = Graph(
+    in_edges = None
+    if "in_indptr" in on_device:  # restoring the saved CSC saves building it on first use
+        in_edges = (on_device["in_indptr"], on_device["in_indices"], on_device["in_edge_ids"])
+    return Graph(
         on_device["indptr"],
         on_device["indices"],
         on_device.get("weights"),
@@ -268,11 +271,8 @@ def load_binary(path, *, mmap: bool = False, verify: bool = True, device=None) -
         original_ids=arrays.get("original_ids"),
         id_offset=int(header["id_offset"]),
         name=bytes(arrays["name"]).decode("utf-8", errors="replace") or None,
+        in_edges=in_edges,
     )
-    if "in_indptr" in on_device:
-        # The CSC as Graph builds it on first use; restoring it saves that work.
-        graph._in_edges = (on_device["in_indptr"], on_device["in_indices"], on_device["in_edge_ids"])
-    return graph
 
 
 def _parse_header(header_bytes: bytes, path: str) -> np.ndarray:
