@@ -32,9 +32,12 @@ from gpugraph.backend.kernels import compile_report  # noqa: E402
 FAILURES: list[str] = []
 
 
+_START = time.perf_counter()
+
+
 def check(name: str, ok: bool, detail: str = "") -> None:
-    """Record and print one check."""
-    print(f"[{'PASS' if ok else 'FAIL'}] {name} {detail}", flush=True)
+    """Record and print one check (with seconds since the start)."""
+    print(f"[{'PASS' if ok else 'FAIL'}] {time.perf_counter() - _START:6.1f}s {name} {detail}", flush=True)
     if not ok:
         FAILURES.append(name)
 
@@ -163,9 +166,8 @@ def main() -> int:
     candidates = np.flatnonzero(degrees > 0)
     sources = np.random.default_rng(3).choice(candidates, size=args.sources, replace=False)
     gpu_seconds, gpu_results = time_bfs(on_gpu, sources, backend)
-    cpu_seconds, cpu_results = time_bfs(host, sources[:2], gg.get_backend("cpu"))
-    for result in gpu_results[:2]:
-        bfs.verify(on_gpu, result)
+    cpu_seconds, cpu_results = time_bfs(host, sources[:1], gg.get_backend("cpu"))
+    bfs.verify(on_gpu, gpu_results[0])
     same = all(np.array_equal(a.to_numpy("depth"), b.to_numpy("depth")) for a, b in zip(gpu_results, cpu_results))
     check("GPU BFS valid (Graph500 rules) and depths == CPU", same)
     undirected_edges = host.num_edges

@@ -219,7 +219,12 @@ def _cmd_run(args) -> int:
     else:
         with_edges = np.flatnonzero(np.diff(_host(graph.indptr)) > 0)
         source = int(with_edges[0]) if with_edges.size else 0
+    compiled_before = len(compile_report())
     result = module.run(graph, source=source)
+    cold_seconds = None
+    if len(compile_report()) > compiled_before:  # kernels compiled inside the run: time it again
+        cold_seconds = result.stats["seconds"]
+        result = module.run(graph, source=source)
     stats = result.stats
     print(f"{args.algorithm} on {graph!r}")
     print(f"  device        {graph.backend.device_description()}")
@@ -227,6 +232,8 @@ def _cmd_run(args) -> int:
     for entry in compile_report():
         print(f"  first launch  {entry.kernel} [{entry.target}] {entry.seconds:.3f} s (compile or cache load)")
     print(f"  source        {int(graph.to_original([source])[0])} (original id)")
+    if cold_seconds is not None:
+        print(f"  first run     {cold_seconds:.4f} s (includes compilation; timed again below)")
     print(f"  run           {stats['seconds']:.4f} s")
     for key, value in stats.items():
         if key != "seconds":

@@ -503,21 +503,29 @@ def _sorted_csr_cuda(src, dst, weights, num_vertices, duplicates, backend: Backe
 
 
 def _merge_duplicates(src, dst, weights, starts, policy, xp):
-    """Collapse runs of equal (src, dst) in sorted arrays according to ``policy``."""
+    """Collapse runs of equal (src, dst) in sorted arrays according to ``policy``.
+
+    ``min`` / ``max`` sort each run by weight (the same code on every device, so the results
+    are identical); ``sum`` adds in input order on the host and with atomics on a GPU, so float
+    sums may differ in the last bit between devices.
+    """
     first = xp.flatnonzero(starts)
     if weights is None or policy == "first":
         return src[first], dst[first], None if weights is None else weights[first]
+    if policy in ("min", "max"):
+        run_id = xp.cumsum(starts, dtype=np.int64) - 1
+        by_weight = weights[xp.lexsort(xp.stack([weights, run_id]))]
+        if policy == "min":
+            return src[first], dst[first], by_weight[first]
+        last = xp.concatenate([first[1:], xp.asarray([weights.size], dtype=first.dtype)]) - 1
+        return src[first], dst[first], by_weight[last]
     if xp is np:
-        reducer = {"min": np.minimum, "max": np.maximum, "sum": np.add}[policy]
-        merged = reducer.reduceat(weights, first)
+        merged = np.add.reduceat(weights, first)
     else:
         import cupyx
 
-        run_id = xp.cumsum(starts, dtype=np.int64) - 1
-        scatter = {"min": cupyx.scatter_min, "max": cupyx.scatter_max, "sum": cupyx.scatter_add}[policy]
-        initial = {"min": weights[first], "max": weights[first], "sum": xp.zeros_like(weights[first])}[policy]
-        merged = initial.copy()
-        scatter(merged, run_id, weights)
+        merged = xp.zeros(first.size, dtype=weights.dtype)
+        cupyx.scatter_add(merged, xp.cumsum(starts, dtype=np.int64) - 1, weights)
     return src[first], dst[first], merged
 
 
