@@ -13,7 +13,7 @@ importing :mod:`gpugraph` never touches CUDA.
 from __future__ import annotations
 
 import importlib
-import os
+import sys
 import warnings
 
 import numpy as np
@@ -56,15 +56,20 @@ def load_numba_cuda():
         If numba-cuda is not installed.
     """
     apply_numpy_compat()
-    # Small launches (a frontier of a few vertices) are expected in graph traversals; numba-cuda
-    # would warn about low occupancy on each one.
-    os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
     try:
-        return importlib.import_module("numba.cuda")
+        cuda = importlib.import_module("numba.cuda")
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise DeviceError(
             "numba-cuda is not installed; install the GPU extra: pip install 'gpugraph[gpu]'"
         ) from exc
+    # Small launches (a frontier of a few vertices) are expected in graph traversals; numba-cuda
+    # would warn about low occupancy on each one. Its config module is read when numba.cuda
+    # loads, after numba itself, so the setting is changed here rather than by environment.
+    for name in ("numba.cuda.core.config", "numba.core.config"):
+        module = sys.modules.get(name)
+        if module is not None and hasattr(module, "CUDA_LOW_OCCUPANCY_WARNINGS"):
+            module.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+    return cuda
 
 
 def simulator_enabled() -> bool:
