@@ -160,8 +160,9 @@ def _cmd_info(args) -> int:
     print(f"self-loops   {graph.self_loop_count():,}")
     print(f"ids          {_id_description(graph)}")
     for label, stats in graph.degree_stats().items():
+        name = label if label == "degree" else f"{label} degree"
         print(
-            f"{label + ' degree':<12} min {stats.minimum:,}  max {stats.maximum:,}  "
+            f"{name:<12} min {stats.minimum:,}  max {stats.maximum:,}  "
             f"mean {stats.mean:.2f}  median {stats.median:g}  std {stats.std:.2f}  "
             f"isolated {stats.isolated:,}"
         )

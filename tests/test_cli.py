@@ -102,3 +102,13 @@ def test_convert_and_generate_round_trip(capsys, tmp_path):
     import gpugraph as gg
 
     assert gg.load(text, device="cpu", duplicates="keep").num_edges == gg.load(generated, device="cpu").num_edges
+
+
+def test_generate_to_bin_suffix_is_binary(capsys, tmp_path):
+    output = tmp_path / "g.bin"
+    code, out, err = run_cli(capsys, "generate", "rmat", "--scale", "6", "-o", str(output), "--device", "cpu")
+    assert code == 0, err
+    import gpugraph as gg
+
+    graph = gg.load(output, device="cpu")
+    assert graph.num_vertices == 64 and graph.num_edges == 16 * 64

@@ -44,6 +44,7 @@ from gpugraph.progress import Progress
 WRITE_FORMATS = ("binary", "edgelist", "mtx", "dimacs")
 _SUFFIX_FORMATS = {
     BINARY_SUFFIX: "binary",
+    ".bin": "binary",  # the spelling the Graph500-style docs and our issue use
     ".mtx": "mtx",
     ".gr": "dimacs",
     ".txt": "edgelist",
