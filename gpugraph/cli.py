@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from gpugraph import __version__
+from gpugraph.backend import to_numpy
 from gpugraph.errors import GpugraphError, InvalidParameterError
 
 #: Graph used by ``gpugraph run ALGO`` when no input is given.
@@ -218,7 +219,7 @@ def _cmd_run(args) -> int:
     if args.source is not None:
         source = int(graph.to_internal(args.source))
     else:
-        with_edges = np.flatnonzero(np.diff(_host(graph.indptr)) > 0)
+        with_edges = np.flatnonzero(np.diff(to_numpy(graph.indptr)) > 0)
         source = int(with_edges[0]) if with_edges.size else 0
     compiled_before = len(compile_report())
     result = module.run(graph, source=source)
@@ -312,12 +313,6 @@ def _id_description(graph) -> str:
     if graph.id_offset:
         return f"{graph.id_offset}-based in the input"
     return "0-based, dense"
-
-
-def _host(array):
-    from gpugraph.backend import to_numpy
-
-    return to_numpy(array)
 
 
 def _mib(value: int) -> str:

@@ -21,6 +21,9 @@ INT32_VERTEX_LIMIT = 2**31 - 1
 DEFAULT_DUPLICATE_POLICY = "keep"
 #: Default policy for self-loops (u, u): keep them (SNAP's Slashdot has 78,303 and counts them).
 DEFAULT_SELF_LOOP_POLICY = "keep"
+#: Relabelling sparse ids uses a table indexed by id while the largest id is at most this many
+#: times the edge count (linear time); beyond that, sorting the distinct ids costs less memory.
+DENSE_RELABEL_FACTOR = 8
 
 # --- user interface ------------------------------------------------------------------------------
 #: A progress bar appears on stderr once a load or generation has run longer than this (seconds).

@@ -34,9 +34,6 @@ from gpugraph.graph.graph import Graph
 SELF_LOOP_POLICIES = ("keep", "drop")
 DUPLICATE_POLICIES = ("keep", "first", "min", "max", "sum")
 
-#: Dense relabelling (a table indexed by id) is used while the largest id is at most this many
-#: times the edge count; beyond that, sorting the distinct ids is cheaper in memory.
-_DENSE_RELABEL_FACTOR = 8
 
 
 def from_edges(
@@ -416,7 +413,7 @@ def _relabel_dense(src, dst):
         original_ids, inverse = xp.unique(xp.concatenate([src, dst]), return_inverse=True)
         inverse = inverse.reshape(-1)
         return inverse[: src.size], inverse[src.size :], int(original_ids.size), to_numpy(original_ids), 0
-    if max_id <= _DENSE_RELABEL_FACTOR * max(src.size, 1):
+    if max_id <= config.DENSE_RELABEL_FACTOR * max(src.size, 1):
         rank, count = run_cpu_kernel(_cpu_kernels.dense_ranks, src, dst, max_id)
         if count == max_id + 1:  # every id occurs: ids are already dense
             return src, dst, count, None, 0
