@@ -100,10 +100,8 @@ def _run_cuda(graph, source: int):
         frontier[0] = source
         frontier_size = xp.ones(1, dtype=np.int64)
         next_size = xp.zeros(1, dtype=np.int64)
-        degrees = xp.diff(graph.indptr)
-        size, level, edges = 1, 0, 0
+        size, level = 1, 0
         while size:
-            edges += int(degrees[frontier[:size]].sum())
             launch_cuda_kernel(
                 _bfs_cuda.expand_frontier, backend, size,
                 graph.indptr, graph.indices, frontier, frontier_size, np.int32(level),
@@ -114,6 +112,9 @@ def _run_cuda(graph, source: int):
             frontier_size[0] = size
             next_size[0] = 0
             level += 1
+        # Every reached vertex is expanded exactly once, so the edges scanned are the reached
+        # vertices' out-degrees: counted once here instead of with a reduction per level.
+        edges = int(xp.diff(graph.indptr)[depth >= 0].sum())
     return depth, parent, level, edges
 
 

@@ -16,22 +16,6 @@ def count_ids(ids, num_vertices):
 
 
 @numba.njit(cache=True, nogil=True)
-def stable_counting_sort(keys, num_keys):
-    """Return the permutation that stably sorts ``keys`` (values in ``[0, num_keys)``)."""
-    next_slot = np.zeros(num_keys + 1, dtype=np.int64)
-    for i in range(keys.shape[0]):
-        next_slot[keys[i] + 1] += 1
-    for k in range(num_keys):
-        next_slot[k + 1] += next_slot[k]
-    order = np.empty(keys.shape[0], dtype=np.int64)
-    for i in range(keys.shape[0]):
-        key = keys[i]
-        order[next_slot[key]] = i
-        next_slot[key] += 1
-    return order
-
-
-@numba.njit(cache=True, nogil=True)
 def dense_ranks(src, dst, max_id):
     """Map ids that occur in ``src`` or ``dst`` to ``0..k-1`` in increasing id order.
 
@@ -57,16 +41,6 @@ def run_starts(src, dst):
     for i in range(src.shape[0]):
         starts[i] = i == 0 or src[i] != src[i - 1] or dst[i] != dst[i - 1]
     return starts
-
-
-@numba.njit(cache=True, nogil=True)
-def _offsets(keys, num_keys):
-    offsets = np.zeros(num_keys + 1, dtype=np.int64)
-    for i in range(keys.shape[0]):
-        offsets[keys[i] + 1] += 1
-    for k in range(num_keys):
-        offsets[k + 1] += offsets[k]
-    return offsets
 
 
 @numba.njit(cache=True, nogil=True)

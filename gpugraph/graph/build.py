@@ -552,21 +552,17 @@ def transpose_csr(indptr, indices, num_vertices: int, backend: Backend):
     """
     xp = backend.xp
     with backend.activate():
-        if not backend.is_cuda:
-            # CSR order is sorted by source, so a stable sort by destination keeps sources sorted.
-            in_edge_ids = run_cpu_kernel(_cpu_kernels.stable_counting_sort, indices, num_vertices)
-            counts = run_cpu_kernel(_cpu_kernels.count_ids, indices, num_vertices)
-        else:
-            from gpugraph.graph import _cuda_kernels
-
-            in_edge_ids = xp.argsort(indices, kind="stable")
-            counts = xp.zeros(num_vertices, dtype=np.int64)
-            if indices.size:
-                launch_cuda_kernel(
-                    _cuda_kernels.count_ids_kernel, backend, indices.size, indices, counts
-                )
         src = xp.repeat(xp.arange(num_vertices, dtype=indices.dtype), xp.diff(indptr))
-        in_indices = src[in_edge_ids]
+        if not backend.is_cuda:
+            # The CSC is the CSR of the reversed edges; the kernel's order is the CSR position.
+            return run_cpu_kernel(_cpu_kernels.csr_from_edges, indices, src, num_vertices, True, False)
+        from gpugraph.graph import _cuda_kernels
+
+        # CSR order is sorted by source, so a stable sort by destination keeps sources sorted.
+        in_edge_ids = xp.argsort(indices, kind="stable")
+        counts = xp.zeros(num_vertices, dtype=np.int64)
+        if indices.size:
+            launch_cuda_kernel(_cuda_kernels.count_ids_kernel, backend, indices.size, indices, counts)
         in_indptr = xp.zeros(num_vertices + 1, dtype=np.int64)
         xp.cumsum(counts, out=in_indptr[1:])
-    return in_indptr, in_indices, in_edge_ids.astype(np.int64, copy=False)
+    return in_indptr, src[in_edge_ids], in_edge_ids.astype(np.int64, copy=False)
