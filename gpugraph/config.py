@@ -57,3 +57,38 @@ WRITE_PIECE_ROWS = 1 << 22
 #: gzip level of ``.gz`` outputs. On edge-list text level 1 compresses within about 5 % of level 6
 #: (the gzip tool's default) at five times the speed, which keeps large writes disk-bound.
 WRITE_GZIP_LEVEL = 1
+
+# --- user programs and generated kernels ---------------------------------------------------------
+#: Environment variable naming the directory where generated kernel sources (and, next to them,
+#: Numba's compiled-code cache) are kept between runs.
+KERNEL_CACHE_ENV_VAR = "GPUGRAPH_CACHE_DIR"
+#: Default kernel cache directory when the environment variable is unset.
+KERNEL_CACHE_DEFAULT = "~/.cache/gpugraph/kernels"
+
+# --- frontier operators --------------------------------------------------------------------------
+#: TWC bins (Merrill et al., PPoPP'12): a vertex with fewer out-edges than a warp is expanded by
+#: one thread, up to a block's worth by one warp, beyond that by a whole block.
+WARP_SIZE = 32
+TWC_WARP_MIN_DEGREE = 32
+TWC_BLOCK_MIN_DEGREE = 256
+#: Edge-balanced advance: each GPU thread takes this many consecutive edges of the frontier's
+#: edge range, finding its first source by binary search over the degree prefix sum. 16 edges
+#: amortise the search (about log2(frontier) reads) while keeping 2^20+ threads busy on large
+#: frontiers (tuned on the H100 from 4/8/16/32; see docs/benchmarks.md).
+EDGE_BALANCED_EDGES_PER_THREAD = 16
+#: CPU edge-balanced advance: edges per chunk of the parallel loop (a few microseconds of work, so
+#: chunks balance across cores while the per-chunk binary search stays negligible).
+CPU_EDGE_CHUNK = 4096
+#: CPU vertex loops hand out vertices to cores in dynamic chunks of this many, so a run of
+#: high-degree vertices does not stall one core.
+CPU_VERTEX_CHUNK = 256
+#: Default advance strategy: a frontier whose largest out-degree exceeds this many times its mean
+#: is "skewed" and gets the edge-balanced strategy; flat frontiers (road networks) get one thread
+#: per vertex, which needs no prefix sum.
+ADVANCE_SKEW_RATIO = 8.0
+#: Frontiers smaller than this use one thread per vertex whatever their skew: the prefix sum and
+#: binning of the other strategies cost more than they balance.
+ADVANCE_SMALL_FRONTIER = 1024
+#: Pull: in-degree bins for the "auto" strategy (thread / warp / block per vertex), as for TWC.
+PULL_WARP_MIN_DEGREE = 32
+PULL_BLOCK_MIN_DEGREE = 1024

@@ -78,3 +78,23 @@ class FileVertexIdError(GraphFormatError, VertexIdError):
     Both a :class:`GraphFormatError` (it carries ``path`` and ``line``) and a
     :class:`VertexIdError`, so either ``except`` clause catches it.
     """
+
+
+class ProgramError(GpugraphError, TypeError):
+    """A user function of a graph program cannot be compiled or bound.
+
+    Raised for unknown parameter names, Python that Numba cannot compile, or type errors
+    inside the function. The message names the function, its kind (EDGE, VERTEX, ...) and where
+    it is defined, followed by the compiler's own one-line reason.
+
+    Parameters
+    ----------
+    message:
+        What is wrong, in words.
+    function:
+        ``"kind name (file:line)"`` of the user function, when known.
+    """
+
+    def __init__(self, message: str, function: str | None = None):
+        self.function = function
+        super().__init__(f"{function}: {message}" if function else message)

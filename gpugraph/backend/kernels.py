@@ -7,6 +7,7 @@ kept in a log that benchmarks and ``gpugraph run --verbose`` print.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 
@@ -89,3 +90,21 @@ def launch_cuda_kernel(kernel, backend, items: int, *args) -> None:
         config(*args)
         backend.synchronize()
         _first_launches[key] = FirstLaunch(key[0], target, time.perf_counter() - start)
+
+
+@contextlib.contextmanager
+def dynamic_schedule(chunk: int):
+    """Within the block, Numba ``prange`` loops hand out iterations to cores ``chunk`` at a time.
+
+    Numba splits a parallel loop into one equal block per core by default; vertex loops over
+    power-law graphs then wait for the core that drew the hubs. Setting the chunk size makes the
+    cores take chunks from a shared queue instead. (The ``numba.parallel_chunksize`` context inside
+    a kernel would do the same but makes the kernel impossible to cache.)
+    """
+    import numba
+
+    previous = numba.set_parallel_chunksize(chunk)
+    try:
+        yield
+    finally:
+        numba.set_parallel_chunksize(previous)

@@ -113,6 +113,10 @@ class Graph:
         self.name = name
         # (in_indptr, in_indices, in_edge_ids): built on first use unless given (moved or loaded).
         self._in_edges = tuple(in_edges) if in_edges is not None and directed else None
+        # Built on first use: the CSR position of each in-edge of an undirected graph, and the
+        # reverse-edge index (Medusa's rID) of any graph.
+        self._undirected_in_edge_ids = None
+        self._reverse_edge_index = None
 
     # --- sizes -------------------------------------------------------------------------------
     @property
@@ -170,19 +174,44 @@ class Graph:
 
     @property
     def in_edge_ids(self):
-        """For each in-edge, the position of the same edge in the CSR arrays (int64).
+        """For each in-edge ``u -> v`` (CSC position), the CSR position of the arc ``u -> v``.
 
-        This is the reverse-edge index that lays out per-edge data by destination.
+        For an undirected graph the CSC arrays are the CSR arrays, and in-edge ``k`` of ``v``
+        (source ``indices[k]``) is the reverse of the stored arc ``k``; this array names the arc
+        itself, so per-arc data (weights, edge fields, messages) is read in the right direction.
+        Built on first use and cached (int64).
         """
         if not self.directed:
-            return self.backend.xp.arange(self.num_arcs, dtype=np.int64)
+            if self._undirected_in_edge_ids is None:
+                from gpugraph.graph.build import transpose_csr
+
+                self._undirected_in_edge_ids = transpose_csr(
+                    self.indptr, self.indices, self.num_vertices, self.backend
+                )[2]
+            return self._undirected_in_edge_ids
         return self._build_in_edges()[2]
+
+    @property
+    def reverse_edge_index(self):
+        """Medusa's rID: for each CSR arc ``e = u -> v``, its position in the CSC arrays.
+
+        Data written at ``reverse_edge_index[e]`` for every out-edge lands grouped by
+        destination: the entries of ``v`` are ``in_indptr[v]:in_indptr[v + 1]``, in the order of
+        ``in_indices``. Built on first use and cached (int64, one entry per arc).
+        """
+        if self._reverse_edge_index is None:
+            xp = self.backend.xp
+            with self.backend.activate():
+                rid = xp.empty(self.num_arcs, dtype=np.int64)
+                rid[self.in_edge_ids] = xp.arange(self.num_arcs, dtype=np.int64)
+            self._reverse_edge_index = rid
+        return self._reverse_edge_index
 
     @property
     def in_weights(self):
         """Weights in CSC order, or ``None`` for an unweighted graph."""
-        if self.weights is None or not self.directed:
-            return self.weights
+        if self.weights is None:
+            return None
         return self.weights[self.in_edge_ids]
 
     @property

@@ -1,0 +1,279 @@
+"""Compiling users' plain Python functions into CPU and CUDA kernels, cached on disk.
+
+A user writes a scalar function — "what happens on one edge", "what happens to one vertex" —
+in plain Python. An operator of :mod:`gpugraph.ops` writes the source text of a kernel that loops
+over the frontier and calls that function by name. This module turns the pair into a kernel:
+
+1. :class:`UserFunction` checks the function's parameters against the names the operator can
+   bind, compiles it once on the CPU to learn its types (so mistakes surface as a
+   :class:`~gpugraph.errors.ProgramError` naming the function, not as a Numba stack dump), and
+   wraps it for a target: ``numba.njit`` or ``numba.cuda.jit(device=True)``.
+2. :func:`build_kernel` writes the kernel source to a file in the kernel cache directory, named
+   by a hash of the source, the target, the Numba version and the user functions' code, and
+   imports it with the user functions injected as module globals. The kernel is declared with
+   ``cache=True``, so Numba keeps its machine code next to the file: a second process loads it
+   instead of compiling (the first-launch time of :mod:`gpugraph.backend.kernels` shows which).
+
+The same user function therefore runs unchanged on either device.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import inspect
+import os
+import re
+import sys
+import tempfile
+import types
+
+import numpy as np
+
+from gpugraph import config
+from gpugraph.errors import ProgramError
+
+_TARGETS = ("cpu", "cuda")
+_HEADERS = {
+    "cpu": "import numba\nimport numpy as np\n",
+    "cuda": (
+        "import numba\nimport numpy as np\n"
+        "from gpugraph.backend.numba_cuda import load_numba_cuda\ncuda = load_numba_cuda()\n"
+    ),
+}
+_kernels: dict[str, object] = {}
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class UserFunction:
+    """A user's scalar function and the kind of step it implements.
+
+    Parameters
+    ----------
+    function:
+        A plain Python function (``def`` or ``lambda``) with positional parameters only. Its
+        parameter *names* say what it receives: the operator binds each name to a value (the
+        current vertex, an edge's weight, a state array, a constant).
+    kind:
+        What the function is for, used in messages: ``"EDGE"``, ``"VERTEX"``, ``"gather"``...
+
+    Raises
+    ------
+    ProgramError
+        If ``function`` is not a Python function or has ``*args``, ``**kwargs`` or
+        keyword-only parameters.
+    """
+
+    def __init__(self, function, kind: str):
+        self.kind = kind
+        if isinstance(function, UserFunction):
+            function = function.function
+        if not inspect.isfunction(function):
+            raise ProgramError(f"{kind} function must be a Python function, got {type(function).__name__}")
+        self.function = function
+        parameters = inspect.signature(function).parameters.values()
+        plain = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        odd = [p.name for p in parameters if p.kind not in plain]
+        if odd:
+            raise ProgramError(
+                f"parameters are bound by name, so *args, **kwargs and keyword-only parameters "
+                f"are not allowed ({', '.join(odd)})",
+                self.label,
+            )
+        self.parameters = tuple(p.name for p in parameters)
+        self._targets: dict[str, object] = {}
+
+    @property
+    def label(self) -> str:
+        """``"KIND function name (file:line)"``, as error messages show it."""
+        code = self.function.__code__
+        return f"{self.kind} function {self.function.__name__} ({code.co_filename}:{code.co_firstlineno})"
+
+    def check_names(self, available) -> None:
+        """Check that every parameter can be bound.
+
+        Parameters
+        ----------
+        available:
+            The names the operator binds.
+
+        Raises
+        ------
+        ProgramError
+            Naming the first unknown parameter and listing what is available.
+        """
+        known = set(available)
+        for name in self.parameters:
+            if name not in known:
+                raise ProgramError(
+                    f"unknown parameter {name!r}; a {self.kind} function can take "
+                    f"{', '.join(sorted(known))}",
+                    self.label,
+                )
+
+    def for_target(self, target: str):
+        """The function compiled lazily for ``"cpu"`` (``njit``) or ``"cuda"`` (device function)."""
+        if target not in self._targets:
+            if target == "cpu":
+                import numba
+
+                try:  # cached next to the user's file when it has one
+                    self._targets[target] = numba.njit(cache=True)(self.function)
+                except RuntimeError:  # defined in a REPL or exec'd text: no cache location
+                    self._targets[target] = numba.njit(self.function)
+            else:
+                from gpugraph.backend.numba_cuda import load_numba_cuda
+
+                self._targets[target] = load_numba_cuda().jit(device=True)(self.function)
+        return self._targets[target]
+
+    def return_type(self, argument_types):
+        """Compile for the CPU with the given Numba argument types and return the result type.
+
+        Raises
+        ------
+        ProgramError
+            If the function does not compile for those types.
+        """
+        dispatcher = self.for_target("cpu")
+        with compile_errors(self):
+            dispatcher.compile(tuple(argument_types))
+        return dispatcher.overloads[tuple(argument_types)].signature.return_type
+
+    def fingerprint(self) -> str:
+        """A hash of the function's code, constants, closure values and referenced globals."""
+        digest = hashlib.sha256()
+        _hash_function(self.function, digest, depth=0)
+        return digest.hexdigest()
+
+
+def _hash_code(code, digest) -> None:
+    digest.update(code.co_code)
+    digest.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            _hash_code(constant, digest)
+        else:
+            digest.update(repr(constant).encode())
+
+
+def _hash_value(value, digest, depth: int) -> None:
+    if isinstance(value, np.ndarray):
+        digest.update(repr((value.dtype, value.shape)).encode() + value.tobytes())
+    elif inspect.isfunction(value) or hasattr(value, "py_func"):
+        function = getattr(value, "py_func", value)
+        if depth < 4:
+            _hash_function(function, digest, depth + 1)
+        digest.update(function.__qualname__.encode())
+    elif isinstance(value, types.ModuleType):
+        digest.update(value.__name__.encode())
+    else:
+        digest.update(repr(value).encode())
+
+
+def _hash_function(function, digest, depth: int) -> None:
+    code = function.__code__
+    _hash_code(code, digest)
+    digest.update(repr(function.__defaults__).encode())
+    for cell in function.__closure__ or ():
+        _hash_value(cell.cell_contents, digest, depth)
+    for name in code.co_names:
+        if name in function.__globals__:
+            _hash_value(function.__globals__[name], digest, depth)
+
+
+@contextlib.contextmanager
+def compile_errors(*functions: UserFunction):
+    """Turn Numba compilation errors raised inside the block into a :class:`ProgramError`.
+
+    The error names the user function the compiler was working on when the message mentions
+    one of ``functions`` by name (otherwise the first), with Numba's first line of reason.
+    """
+    from numba.core.errors import NumbaError
+
+    try:
+        yield
+    except NumbaError as exc:
+        text = _ANSI.sub("", str(exc))
+        culprit = next((f for f in functions if f.function.__name__ in text), functions[0] if functions else None)
+        raise ProgramError(_reason(text), culprit.label if culprit else None) from None
+
+
+def _reason(text: str) -> str:
+    """The useful part of a Numba error message: its lines before the traceback-like details."""
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("During:", "File ", "- Resolution failure")) or stripped.startswith("^"):
+            break
+        if stripped:
+            lines.append(stripped)
+    reason = " ".join(lines) or text.strip().splitlines()[0]
+    return reason if len(reason) <= 400 else reason[:397] + "..."
+
+
+def cache_dir() -> str:
+    """The directory holding generated kernel sources and Numba's cache of their machine code.
+
+    ``$GPUGRAPH_CACHE_DIR`` if set, else ``~/.cache/gpugraph/kernels``; a temporary directory
+    when neither can be created.
+    """
+    wanted = os.path.expanduser(os.environ.get(config.KERNEL_CACHE_ENV_VAR) or config.KERNEL_CACHE_DEFAULT)
+    for directory in (wanted, os.path.join(tempfile.gettempdir(), f"gpugraph-kernels-{os.getuid()}")):
+        try:
+            os.makedirs(directory, exist_ok=True)
+            if os.access(directory, os.W_OK):
+                return directory
+        except OSError:
+            continue
+    return tempfile.mkdtemp(prefix="gpugraph-kernels-")
+
+
+def build_kernel(name: str, source: str, target: str, functions: dict[str, UserFunction]):
+    """Compile generated kernel source for a target, with the user functions it calls.
+
+    Parameters
+    ----------
+    name:
+        Short name of the kernel template (part of the file name, for people reading the cache).
+    source:
+        Python source defining a function ``kernel`` decorated for the target
+        (``@numba.njit(parallel=True, cache=True)`` or ``@cuda.jit(cache=True)``); ``numba``,
+        ``np`` and (for CUDA) ``cuda`` are imported for it.
+    target:
+        ``"cpu"`` or ``"cuda"``.
+    functions:
+        Global name in ``source`` -> the user function it calls.
+
+    Returns
+    -------
+    object
+        The kernel dispatcher (the same object for the same inputs within a process).
+    """
+    if target not in _TARGETS:
+        raise ValueError(f"unknown target {target!r}")
+    import numba
+
+    digest = hashlib.sha256()
+    digest.update(f"{target}\n{numba.__version__}\n{sys.version_info[:2]}\n{source}".encode())
+    for global_name in sorted(functions):
+        digest.update(f"{global_name}={functions[global_name].fingerprint()}".encode())
+    module_name = f"gg_{name}_{target}_{digest.hexdigest()[:24]}"
+    if module_name in _kernels:
+        return _kernels[module_name]
+    path = os.path.join(cache_dir(), module_name + ".py")
+    text = _HEADERS[target] + "\n" + source
+    if not os.path.exists(path):
+        # Written once and never touched again: Numba's cache is keyed on the file's timestamp.
+        temporary = f"{path}.{os.getpid()}.tmp"
+        with open(temporary, "w") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    for global_name, function in functions.items():
+        setattr(module, global_name, function.for_target(target))
+    spec.loader.exec_module(module)
+    _kernels[module_name] = module.kernel
+    return module.kernel
