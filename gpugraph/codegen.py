@@ -27,6 +27,7 @@ import os
 import re
 import sys
 import tempfile
+import time
 import types
 
 import numpy as np
@@ -136,9 +137,13 @@ class UserFunction:
         ProgramError
             If the function does not compile for those types.
         """
+        from gpugraph.backend.kernels import add_compile_seconds
+
         dispatcher = self.for_target("cpu")
+        start = time.perf_counter()
         with compile_errors(self):
             dispatcher.compile(tuple(argument_types))
+        add_compile_seconds(time.perf_counter() - start)
         return dispatcher.overloads[tuple(argument_types)].signature.return_type
 
     def fingerprint(self) -> str:
@@ -274,6 +279,8 @@ def build_kernel(name: str, source: str, target: str, functions: dict[str, UserF
     module = importlib.util.module_from_spec(spec)
     for global_name, function in functions.items():
         setattr(module, global_name, function.for_target(target))
+    # Registered like any imported module: Numba re-imports a cached kernel's module by name.
+    sys.modules[module_name] = module
     spec.loader.exec_module(module)
     _kernels[module_name] = module.kernel
     return module.kernel

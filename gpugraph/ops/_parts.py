@@ -57,6 +57,9 @@ class Call:
         Parameter name -> value (array on the operator's backend, or scalar) from the caller.
     backend:
         The backend the kernel runs on (arrays in ``bindings`` must live there).
+    elements:
+        Parameter name -> ``(array, index expression)``: the function receives one element of
+        the array (e.g. ``(combined, "v")`` gives the current vertex's combined message).
 
     Raises
     ------
@@ -66,29 +69,43 @@ class Call:
         If a binding shadows a local name or an array lives on another device.
     """
 
-    def __init__(self, function, kind: str, locals_: dict, bindings: dict | None, backend):
+    def __init__(self, function, kind: str, locals_: dict, bindings: dict | None, backend, elements: dict | None = None):
         self.function = function if isinstance(function, UserFunction) else UserFunction(function, kind)
         bindings = dict(bindings or {})
-        clash = sorted(set(bindings) & set(locals_))
+        elements = dict(elements or {})
+        clash = sorted((set(bindings) | set(elements)) & set(locals_))
         if clash:
             raise InvalidParameterError(
                 f"binding name(s) {', '.join(clash)} are provided by the operator itself; rename them"
             )
-        self.function.check_names(set(locals_) | set(bindings))
+        self.function.check_names(set(locals_) | set(bindings) | set(elements))
         self.bound = [name for name in self.function.parameters if name not in locals_]
+        values = {**bindings, **{name: array for name, (array, _) in elements.items()}}
         for name in self.bound:
-            value = bindings[name]
+            value = values[name]
             if hasattr(value, "ndim") and getattr(value, "ndim", 0) > 0 and backend.on_host != isinstance(value, np.ndarray):
                 raise InvalidParameterError(
                     f"binding {name!r} lives on another device than the graph ({backend.name}); "
                     f"move it with graph.backend.asarray(...)"
                 )
-        self.values = [as_kernel_scalar(bindings[name]) for name in self.bound]
-        self.arguments = ", ".join(
-            locals_[name][0] if name in locals_ else f"bound_{name}" for name in self.function.parameters
-        )
-        self._types = [locals_[name][1] if name in locals_ else None for name in self.function.parameters]
-        self._locals = locals_
+        self.values = [as_kernel_scalar(values[name]) for name in self.bound]
+
+        def argument(name):
+            if name in locals_:
+                return locals_[name][0]
+            if name in elements:
+                return f"bound_{name}[{elements[name][1]}]"
+            return f"bound_{name}"
+
+        def known_type(name):
+            if name in locals_:
+                return locals_[name][1]
+            if name in elements:
+                return numba_type(elements[name][0]).dtype
+            return None
+
+        self.arguments = ", ".join(argument(name) for name in self.function.parameters)
+        self._types = [known_type(name) for name in self.function.parameters]
 
     @property
     def parameters(self) -> str:
@@ -107,8 +124,11 @@ class Call:
         ProgramError
             If it does not compile.
         """
-        values = iter(self.values)
-        argument_types = [t if t is not None else numba_type(next(values)) for t in self._types]
+        bound_values = dict(zip(self.bound, self.values))
+        argument_types = [
+            t if t is not None else numba_type(bound_values[name])
+            for name, t in zip(self.function.parameters, self._types)
+        ]
         return self.function.return_type(argument_types)
 
 

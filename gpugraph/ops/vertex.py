@@ -19,7 +19,7 @@ import numpy as np
 from gpugraph import config
 from gpugraph.backend.kernels import dynamic_schedule, launch_cuda_kernel, run_cpu_kernel
 from gpugraph.codegen import UserFunction, build_kernel, compile_errors
-from gpugraph.errors import InvalidParameterError
+from gpugraph.errors import InvalidParameterError, ProgramError
 from gpugraph.ops._parts import Call, KernelOutputs, mark_source
 from gpugraph.ops.frontier import Frontier
 
@@ -40,6 +40,9 @@ def vertex_map(
     *,
     bindings: dict | None = None,
     output: str | None = None,
+    out=None,
+    elements: dict | None = None,
+    locals_: dict | None = None,
     kind: str = "vertex_map",
 ) -> Frontier | None:
     """Call ``function`` on every vertex of ``frontier``.
@@ -57,6 +60,14 @@ def vertex_map(
     output:
         ``None`` (the result is ignored), ``"sparse"`` or ``"dense"``: vertices whose result is
         true form the returned frontier.
+    out:
+        An array of ``n`` entries receiving each vertex's result (instead of ``output``).
+    elements:
+        Name -> ``(array, index expression)``: parameters receiving one element of an array,
+        e.g. ``{"inbox": (combined, "v")}``.
+    locals_:
+        Name -> ``(kernel expression, Numba type)``: further per-vertex values computed in the
+        kernel from ``v`` and the bindings (used by the programming models).
     kind:
         Name of the function's role in error messages (``"VERTEX"``, ``"filter"``...).
 
@@ -78,10 +89,9 @@ def vertex_map(
 
     backend = graph.backend
     target = "cuda" if backend.is_cuda else "cpu"
-    call = Call(function, kind, {"v": ("v", types.int64)}, bindings, backend)
-    returns_nothing = call.return_type() == types.none
-    if returns_nothing and output is not None:
-        output = None
+    call = Call(function, kind, {"v": ("v", types.int64), **(locals_ or {})}, bindings, backend, elements)
+    if call.return_type() == types.none:
+        output = out = None
     full = frontier.kind == "all"
     with backend.activate():
         ids = backend.xp.empty(0, dtype=np.int64) if full else frontier.to_sparse().ids()
@@ -91,15 +101,18 @@ def vertex_map(
             mark = mark_source(target, output, "v")
             body = f"v = {'np.int64(i)' if full else 'np.int64(frontier[i])'}\n"
             body += f"result = {call.expression('user')}\n"
-            if mark:
+            if out is not None:
+                body += "out[v] = result\n"
+            elif mark:
                 body += f"if result:\n{textwrap.indent(mark, '    ')}\n"
             decorator = "@numba.njit(parallel=True, cache=True, nogil=True)" if target == "cpu" else "@cuda.jit(cache=True)"
             source = (
-                f"{decorator}\ndef kernel(frontier, count, {KernelOutputs.PARAMETERS}{call.parameters}):\n"
+                f"{decorator}\ndef kernel(frontier, count, out, {KernelOutputs.PARAMETERS}{call.parameters}):\n"
                 + textwrap.indent(_LOOP[target] + textwrap.indent(body, "    "), "    ")
             )
             kernel = build_kernel("vertex_map", source, target, {"user": call.function})
-            args = (ids, np.int64(count), *outputs.arguments, *call.values)
+            out_array = out if out is not None else backend.xp.empty(0, dtype=np.int64)
+            args = (ids, np.int64(count), out_array, *outputs.arguments, *call.values)
             with compile_errors(call.function):
                 if target == "cpu":
                     with dynamic_schedule(config.CPU_VERTEX_CHUNK):
@@ -107,6 +120,43 @@ def vertex_map(
                 else:
                     launch_cuda_kernel(kernel, backend, count, *args)
         return outputs.frontier()
+
+
+def vertex_values(graph, function, *, bindings: dict | None = None, kind: str = "vertex_values"):
+    """Call ``function(v, ...)`` on every vertex and return the results as an array.
+
+    Parameters
+    ----------
+    graph:
+        The graph.
+    function:
+        Plain Python function of ``v`` and bindings returning one number.
+    bindings:
+        Name -> array on the graph's backend, or scalar.
+    kind:
+        Name of the function's role in error messages.
+
+    Returns
+    -------
+    array
+        ``n`` results, typed as the function's result, on the graph's backend.
+
+    Raises
+    ------
+    ProgramError
+        If ``function`` does not compile or does not return one number.
+    """
+    from numba import types
+    from numba.np.numpy_support import as_dtype
+
+    call = Call(function, kind, {"v": ("v", types.int64)}, bindings, graph.backend)
+    result_type = call.return_type()
+    if not isinstance(result_type, (types.Number, types.Boolean)):
+        raise ProgramError(f"must return one number, not {result_type}", call.function.label)
+    with graph.backend.activate():
+        out = graph.backend.xp.empty(graph.num_vertices, dtype=as_dtype(result_type))
+    vertex_map(graph, Frontier.all(graph), call.function, bindings=bindings, out=out, kind=kind)
+    return out
 
 
 def filter(graph, frontier: Frontier, predicate=None, *, bindings: dict | None = None, output: str = "sparse") -> Frontier:

@@ -1,0 +1,142 @@
+"""State of one program run: records of named fields, and the names user functions can bind.
+
+Shared by the EMV and GAS models (private to gpugraph.model).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpugraph.errors import InvalidParameterError
+
+#: Names the runtime binds itself; record fields and constants may not use them.
+RESERVED = frozenset(
+    {
+        "v", "src", "dst", "edge", "weight", "slot", "first", "last", "iteration", "num_vertices",
+        "out_degree", "in_degree", "indices", "weights", "rid", "in_indices", "in_edge_ids", "gathered",
+    }
+)
+
+
+def parse_record(spec, what: str, default_name: str | None = None) -> dict:
+    """Turn a record specification into ``{field: (dtype, default value or None)}``.
+
+    Parameters
+    ----------
+    spec:
+        ``None``, a dtype (a one-field record named ``default_name``), or a dict mapping field
+        names to a dtype or a ``(dtype, default)`` pair.
+    what:
+        ``"vertex"``, ``"edge"`` or ``"message"``, for messages.
+    default_name:
+        Field name for a bare dtype.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a field name that is reserved or not an identifier, or a type that is not numeric.
+    """
+    if spec is None:
+        return {}
+    if not isinstance(spec, dict):
+        if default_name is None:
+            raise InvalidParameterError(f"{what} fields must be a dict of name -> dtype")
+        spec = {default_name: spec}
+    record = {}
+    for name, description in spec.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise InvalidParameterError(f"{what} field name {name!r} is not a Python identifier")
+        if name in RESERVED:
+            raise InvalidParameterError(f"{what} field name {name!r} is reserved by the runtime")
+        dtype, default = description if isinstance(description, tuple) else (description, None)
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError as exc:
+            raise InvalidParameterError(f"{what} field {name!r}: {dtype!r} is not a NumPy type") from exc
+        if dtype.kind not in "biuf":
+            raise InvalidParameterError(f"{what} field {name!r}: type {dtype} is not a number or bool")
+        record[name] = (dtype, default)
+    return record
+
+
+def allocate(record: dict, length: int, init: dict, backend, what: str) -> dict:
+    """Allocate one array per field on ``backend``, filled from ``init`` or the field default.
+
+    Parameters
+    ----------
+    record:
+        ``{field: (dtype, default)}`` from :func:`parse_record`.
+    length:
+        Entries per array (vertices or arcs).
+    init:
+        Field -> scalar or array of ``length`` values (host or device); takes precedence over
+        the default. Used entries are removed from the dict.
+    backend:
+        Where the arrays live.
+    what:
+        ``"vertex"`` or ``"edge"``, for messages.
+
+    Raises
+    ------
+    InvalidParameterError
+        If an initial array has the wrong length.
+    """
+    xp = backend.xp
+    arrays = {}
+    with backend.activate():
+        for name, (dtype, default) in record.items():
+            value = init.pop(name, default)
+            if value is None:
+                value = 0
+            if np.ndim(value) == 0 and not hasattr(value, "__cuda_array_interface__"):
+                arrays[name] = xp.full(length, value, dtype=dtype)
+                continue
+            array = backend.asarray(value, dtype=dtype).reshape(-1)
+            if array.shape[0] != length:
+                raise InvalidParameterError(
+                    f"initial {what} field {name!r} has {array.shape[0]} values, the graph needs {length}"
+                )
+            arrays[name] = array.copy() if array is value else array
+    return arrays
+
+
+def check_unique(*records) -> None:
+    """Raise :class:`InvalidParameterError` when two records (vertex, edge, message, constants)
+    use the same name."""
+    seen = {}
+    for what, names in records:
+        for name in names:
+            if name in seen:
+                raise InvalidParameterError(f"name {name!r} is both a {seen[name]} and a {what}")
+            seen[name] = what
+
+
+def parse_aggregates(aggregates: dict) -> dict:
+    """Check ``{name: (operator, function)}`` and return ``{name: UserFunction}``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If an entry is not a pair of ``"sum"`` / ``"min"`` / ``"max"`` and a function.
+    """
+    from gpugraph.codegen import UserFunction
+
+    functions = {}
+    for name, description in aggregates.items():
+        if not (isinstance(description, tuple) and len(description) == 2 and description[0] in ("sum", "min", "max")):
+            raise InvalidParameterError(f"aggregate {name!r} must be a pair ('sum' | 'min' | 'max', function)")
+        functions[name] = UserFunction(description[1], "aggregate")
+    return functions
+
+
+def aggregate_values(graph, aggregates: dict, functions: dict, bindings: dict) -> dict:
+    """Evaluate each aggregate: its function on every vertex, combined into one number."""
+    from gpugraph.ops import vertex_values
+
+    xp = graph.backend.xp
+    values = {}
+    for name, (operator, _) in aggregates.items():
+        per_vertex = vertex_values(graph, functions[name], bindings=bindings, kind="aggregate")
+        with graph.backend.activate():
+            values[name] = float(getattr(xp, operator)(per_vertex))
+    return values

@@ -1,0 +1,196 @@
+"""The GAS model (gather / apply / scatter, as in PowerGraph), the API the path engine runs.
+
+Each round, for every active vertex ``v``:
+
+1. **gather**: ``gather(src, dst, edge, weight, ...)`` on each in-edge ``src -> v``, combined
+   with ``combine`` (``"sum"``, ``"min"``, ``"max"`` or an associative function) into
+   ``gathered``;
+2. **apply**: ``apply(v, gathered, ...)`` updates ``v``'s fields and returns whether ``v``
+   changed;
+3. **scatter**: the out-neighbours of changed vertices become active for the next round —
+   those for which ``scatter(src, dst, edge, weight, ...)`` is true, if a scatter function is
+   given (``activate="neighbours"``, the default); or, with ``activate="all"``, every vertex
+   stays active while any vertex changed.
+
+Parameters of user functions are bound by name as in :mod:`gpugraph.model.emv` (vertex and edge
+fields as arrays, ``out_degree`` / ``in_degree``, ``iteration``, ``num_vertices``, constants and
+aggregates). Gather functions read neighbours and write nothing; apply writes its own vertex.
+"""
+
+from __future__ import annotations
+
+from gpugraph.algorithms.result import Result
+from gpugraph.codegen import UserFunction
+from gpugraph.engines import ENGINES, bsp
+from gpugraph.errors import EmptyGraphError, InvalidParameterError
+from gpugraph.model._state import RESERVED, aggregate_values, allocate, check_unique, parse_aggregates, parse_record
+from gpugraph.ops import Frontier, advance, pull, vertex_map
+
+ACTIVATIONS = ("neighbours", "all")
+
+
+class Program:
+    """A gather-apply-scatter program.
+
+    Parameters
+    ----------
+    gather, apply:
+        The user functions (module docstring).
+    vertex:
+        Vertex record: ``{field: dtype or (dtype, default)}``.
+    combine:
+        How gathered values combine: ``"sum"``, ``"min"``, ``"max"`` or an associative,
+        commutative function of two values (then give ``identity``).
+    identity:
+        The combiner's identity (``gathered`` of a vertex without in-edges).
+    scatter:
+        Optional edge predicate choosing which out-neighbours of a changed vertex to activate.
+    activate:
+        ``"neighbours"`` (dynamic scheduling) or ``"all"`` (every vertex every round).
+    edge, constants, aggregates, max_iterations, name:
+        As for :class:`gpugraph.model.emv.Program`.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a malformed record, a name used twice or an unknown ``activate``.
+    ProgramError
+        For functions that are not plain Python functions.
+    """
+
+    def __init__(
+        self,
+        *,
+        gather,
+        apply,
+        vertex,
+        combine="sum",
+        identity=None,
+        scatter=None,
+        activate: str = "neighbours",
+        edge=None,
+        constants: dict | None = None,
+        aggregates: dict | None = None,
+        max_iterations: int = 2**31 - 1,
+        name: str = "gas",
+    ):
+        if activate not in ACTIVATIONS:
+            raise InvalidParameterError(f"activate must be one of {', '.join(ACTIVATIONS)}, got {activate!r}")
+        self.gather = UserFunction(gather, "gather")
+        self.apply = UserFunction(apply, "apply")
+        self.scatter = UserFunction(scatter, "scatter") if scatter is not None else None
+        self.combine, self.identity = combine, identity
+        self.vertex = parse_record(vertex, "vertex")
+        self.edge = parse_record(edge, "edge")
+        self.constants = dict(constants or {})
+        self.aggregates = dict(aggregates or {})
+        self._aggregate_functions = parse_aggregates(self.aggregates)
+        check_unique(
+            ("vertex field", self.vertex), ("edge field", self.edge), ("constant", self.constants),
+            ("aggregate", self.aggregates), ("runtime name", RESERVED),
+        )
+        self.activate = activate
+        self.set_active = activate == "neighbours"
+        self.max_iterations = int(max_iterations)
+        self.name = name
+        self._run = None
+
+    def __repr__(self) -> str:
+        return f"gas.Program({self.name!r})"
+
+    def run(
+        self,
+        graph,
+        *,
+        init: dict | None = None,
+        active=None,
+        max_iterations: int | None = None,
+        strategy: str = "auto",
+        engine: str = "bsp",
+        show_progress: bool = False,
+    ) -> Result:
+        """Run the program on ``graph`` (on the graph's device).
+
+        Parameters
+        ----------
+        graph:
+            The graph.
+        init:
+            Initial vertex and edge field values (scalars or arrays).
+        active:
+            Vertex ids active in the first round; ``None`` = every vertex.
+        max_iterations:
+            Overrides the program's round limit.
+        strategy:
+            Load balancing of the gather (see :func:`gpugraph.ops.pull`).
+        engine:
+            ``"bsp"``; the path engine arrives with its issue.
+        show_progress:
+            Show a progress bar of rounds on a terminal.
+
+        Returns
+        -------
+        Result
+            ``values``: the vertex fields; ``stats``: the engine's counters.
+
+        Raises
+        ------
+        EmptyGraphError
+            If the graph has no vertices.
+        InvalidParameterError
+            For unknown init fields, wrong lengths or an unknown engine.
+        ProgramError
+            If a user function does not compile for the graph's types.
+        """
+        if engine not in ENGINES:
+            raise InvalidParameterError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
+        if graph.num_vertices == 0:
+            raise EmptyGraphError(f"{self.name}: the graph has no vertices")
+        init = dict(init or {})
+        vertex = allocate(self.vertex, graph.num_vertices, init, graph.backend, "vertex")
+        edge = allocate(self.edge, graph.num_arcs, init, graph.backend, "edge")
+        if init:
+            raise InvalidParameterError(f"init names unknown fields: {', '.join(sorted(init))}")
+        arrays = {**vertex, **edge}
+        names = {*self.gather.parameters, *self.apply.parameters, *(self.scatter.parameters if self.scatter else ())}
+        names |= {p for function in self._aggregate_functions.values() for p in function.parameters}
+        if "out_degree" in names:
+            arrays["out_degree"] = graph.out_degree()
+        if "in_degree" in names:
+            arrays["in_degree"] = graph.in_degree()
+        self._run = {"arrays": arrays, "strategy": strategy, "gathered": None}
+        first = Frontier.all(graph) if active is None else Frontier.from_ids(graph, active)
+        limit = self.max_iterations if max_iterations is None else int(max_iterations)
+        try:
+            counters = bsp.run(self, graph, first, limit, show_progress=show_progress)
+        finally:
+            self._run = None
+        return Result(self.name, graph, vertex, counters, {"max_iterations": limit, "strategy": strategy, **self.constants})
+
+    def superstep(self, round_):
+        """One gather-apply-scatter round (called by the engine); returns the next active set
+        (or, with ``activate="all"``, the vertices that changed)."""
+        graph, run = round_.graph, self._run
+        scalars = {"iteration": round_.iteration, "num_vertices": graph.num_vertices, **self.constants}
+        bindings = {**run["arrays"], **scalars}
+        if self.aggregates:
+            bindings.update(aggregate_values(graph, self.aggregates, self._aggregate_functions, bindings))
+        run["gathered"] = pull(
+            graph, round_.active, self.gather, self.combine, identity=self.identity, bindings=bindings,
+            strategy=run["strategy"], out=run["gathered"], counters=round_.counters,
+        )
+        changed = vertex_map(
+            graph, round_.active, self.apply, bindings=bindings, elements={"gathered": (run["gathered"], "v")},
+            output="sparse", kind="apply",
+        )
+        round_.count("vertex_updates", round_.active.size)
+        if changed is None or not self.set_active:
+            return changed
+        return advance(
+            graph, changed, self.scatter if self.scatter is not None else _activate, bindings=bindings,
+            output="sparse", counters=round_.counters,
+        )
+
+
+def _activate(dst):
+    return True
