@@ -46,6 +46,9 @@ def bfs(graph, source=0):
 
 
 if __name__ == "__main__":
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from examples._cli import main
 
     sys.exit(main(bfs, "depth", needs_source=True))

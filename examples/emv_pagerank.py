@@ -42,6 +42,9 @@ def pagerank(graph, **parameters):
 
 
 if __name__ == "__main__":
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from examples._cli import main
 
     sys.exit(main(pagerank, "rank"))

@@ -57,6 +57,9 @@ def sssp(graph, source=0):
 
 
 if __name__ == "__main__":
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from examples._cli import main
 
     sys.exit(main(sssp, "distance", needs_source=True,
