@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 import types
+import weakref
 
 import numpy as np
 
@@ -44,6 +45,7 @@ _HEADERS = {
     ),
 }
 _kernels: dict[str, object] = {}
+_wrappers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -84,6 +86,22 @@ class UserFunction:
             )
         self.parameters = tuple(p.name for p in parameters)
         self._targets: dict[str, object] = {}
+        self._return_types: dict[tuple, object] = {}
+        self._fingerprint: str | None = None
+
+    @classmethod
+    def of(cls, function, kind: str) -> "UserFunction":
+        """The wrapper of ``function`` for ``kind``, created once per function object, so its
+        compiled forms and fingerprint are reused by every operator call."""
+        if isinstance(function, UserFunction):
+            return function
+        try:
+            by_kind = _wrappers.setdefault(function, {})
+        except TypeError:  # not weak-referenceable: not a function, the constructor says so
+            return cls(function, kind)
+        if kind not in by_kind:
+            by_kind[kind] = cls(function, kind)
+        return by_kind[kind]
 
     @property
     def label(self) -> str:
@@ -139,18 +157,23 @@ class UserFunction:
         """
         from gpugraph.backend.kernels import add_compile_seconds
 
-        dispatcher = self.for_target("cpu")
-        start = time.perf_counter()
-        with compile_errors(self):
-            dispatcher.compile(tuple(argument_types))
-        add_compile_seconds(time.perf_counter() - start)
-        return dispatcher.overloads[tuple(argument_types)].signature.return_type
+        key = tuple(argument_types)
+        if key not in self._return_types:
+            dispatcher = self.for_target("cpu")
+            start = time.perf_counter()
+            with compile_errors(self):
+                dispatcher.compile(key)
+            add_compile_seconds(time.perf_counter() - start)
+            self._return_types[key] = dispatcher.overloads[key].signature.return_type
+        return self._return_types[key]
 
     def fingerprint(self) -> str:
         """A hash of the function's code, constants, closure values and referenced globals."""
-        digest = hashlib.sha256()
-        _hash_function(self.function, digest, depth=0)
-        return digest.hexdigest()
+        if self._fingerprint is None:
+            digest = hashlib.sha256()
+            _hash_function(self.function, digest, depth=0)
+            self._fingerprint = digest.hexdigest()
+        return self._fingerprint
 
 
 def _hash_code(code, digest) -> None:

@@ -39,3 +39,20 @@ def dataset(datasets_dir):
         return path
 
     return locate
+
+
+_SIMULATOR_ON = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("cpu", marks=pytest.mark.skipif(_SIMULATOR_ON, reason="CPU run covered by the main invocation")),
+        pytest.param(
+            "cuda",
+            marks=[pytest.mark.cudasim, pytest.mark.skipif(not _SIMULATOR_ON, reason="needs NUMBA_ENABLE_CUDASIM=1")],
+        ),
+    ]
+)
+def device(request) -> str:
+    """Each test using it runs on the CPU kernels and, under the simulator, on the CUDA kernels."""
+    return request.param

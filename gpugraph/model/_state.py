@@ -125,7 +125,7 @@ def parse_aggregates(aggregates: dict) -> dict:
     for name, description in aggregates.items():
         if not (isinstance(description, tuple) and len(description) == 2 and description[0] in ("sum", "min", "max")):
             raise InvalidParameterError(f"aggregate {name!r} must be a pair ('sum' | 'min' | 'max', function)")
-        functions[name] = UserFunction(description[1], "aggregate")
+        functions[name] = UserFunction.of(description[1], "aggregate")
     return functions
 
 

@@ -66,7 +66,7 @@ class Step:
     kind = "step"
 
     def __init__(self, function):
-        self.function = UserFunction(function, self.kind)
+        self.function = UserFunction.of(function, self.kind)
 
     def __repr__(self) -> str:
         return f"{self.kind}({self.function.function.__name__})"

@@ -76,9 +76,9 @@ class Program:
     ):
         if activate not in ACTIVATIONS:
             raise InvalidParameterError(f"activate must be one of {', '.join(ACTIVATIONS)}, got {activate!r}")
-        self.gather = UserFunction(gather, "gather")
-        self.apply = UserFunction(apply, "apply")
-        self.scatter = UserFunction(scatter, "scatter") if scatter is not None else None
+        self.gather = UserFunction.of(gather, "gather")
+        self.apply = UserFunction.of(apply, "apply")
+        self.scatter = UserFunction.of(scatter, "scatter") if scatter is not None else None
         self.combine, self.identity = combine, identity
         self.vertex = parse_record(vertex, "vertex")
         self.edge = parse_record(edge, "edge")

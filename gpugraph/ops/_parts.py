@@ -70,7 +70,7 @@ class Call:
     """
 
     def __init__(self, function, kind: str, locals_: dict, bindings: dict | None, backend, elements: dict | None = None):
-        self.function = function if isinstance(function, UserFunction) else UserFunction(function, kind)
+        self.function = UserFunction.of(function, kind)
         bindings = dict(bindings or {})
         elements = dict(elements or {})
         clash = sorted((set(bindings) | set(elements)) & set(locals_))

@@ -243,7 +243,7 @@ def _combiner(combine, dtype):
         return combine
     import numba
 
-    function = UserFunction(combine, "combiner")
+    function = UserFunction.of(combine, "combiner")
     if len(function.parameters) != 2:
         raise ProgramError("a combiner takes exactly two values", function.label)
     scalar = numba.from_dtype(np.dtype(dtype))

@@ -190,5 +190,5 @@ def filter(graph, frontier: Frontier, predicate=None, *, bindings: dict | None =
     """
     if output not in ("sparse", "dense"):
         raise InvalidParameterError(f"filter output must be 'sparse' or 'dense', got {output!r}")
-    function = UserFunction(predicate if predicate is not None else _keep_everything, "filter")
+    function = UserFunction.of(predicate if predicate is not None else _keep_everything, "filter")
     return vertex_map(graph, frontier, function, bindings=bindings, output=output, kind="filter")
