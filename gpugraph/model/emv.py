@@ -380,9 +380,14 @@ class _State:
         target = "cuda" if backend.is_cuda else "cpu"
         from numba import types
 
+        import numba
+
         locals_ = {"slot": ("k", types.int64), "src": ("np.int64(in_indices[k])", types.int64), "dst": ("v", types.int64)}
-        elements = {field: (buffer, "k") for field, buffer in self.buffers.items()}
-        call = Call(step.function, "MESSAGE", locals_, common, backend, elements)
+        # The slot's message is read from the buffer argument the result is stored into (one
+        # argument per buffer: aliased arguments would be copied apart by the simulator).
+        for index, (field, buffer) in enumerate(self.buffers.items()):
+            locals_[field] = (f"message_{index}[k]", numba.from_dtype(buffer.dtype))
+        call = Call(step.function, "MESSAGE", locals_, common, backend)
         result_type = call.return_type()
         fields = list(self.buffers)
         record = isinstance(result_type, types.BaseTuple)
