@@ -230,9 +230,11 @@ def main() -> int:
     del rmat
     cupy.get_default_memory_pool().free_all_blocks()
 
-    grid = gg.grid(2048, 2048, device="cuda")
-    bench_advance(grid, "grid2048", args.repeats)
-    bench_pull(grid, "grid2048", args.repeats)
+    grid = gg.grid(4096, 4096, device="cuda")
+    bench_advance(grid, "grid4096", args.repeats)
+    bench_pull(grid, "grid4096", args.repeats)
+    del grid
+    cupy.get_default_memory_pool().free_all_blocks()
 
     small = gg.rmat(18, seed=1, device="cuda")
     run_programs(small, "rmat18", verify=True)

@@ -117,6 +117,7 @@ class Graph:
         # reverse-edge index (Medusa's rID) of any graph.
         self._undirected_in_edge_ids = None
         self._reverse_edge_index = None
+        self._out_degree_skew = None
 
     # --- sizes -------------------------------------------------------------------------------
     @property
@@ -223,6 +224,18 @@ class Graph:
     def out_degree(self):
         """Out-degree of every vertex (int64 array on the graph's backend)."""
         return self.backend.xp.diff(self.indptr)
+
+    def out_degree_skew(self) -> float:
+        """Largest out-degree over the mean out-degree (0.0 without edges); computed once.
+
+        Operators use it to pick a load-balancing strategy for a whole-graph frontier.
+        """
+        if self._out_degree_skew is None:
+            with self.backend.activate():
+                degrees = self.out_degree()
+                mean = float(degrees.mean()) if degrees.size else 0.0
+                self._out_degree_skew = float(degrees.max()) / mean if mean > 0 else 0.0
+        return self._out_degree_skew
 
     def in_degree(self):
         """In-degree of every vertex (int64 array on the graph's backend)."""

@@ -305,6 +305,9 @@ class _State:
             "in_edge_ids": lambda: graph.in_edge_ids,
         }
         self.graph_arrays = {name: make() for name, make in self.graph_arrays.items() if name in names}
+        # Queue mode needs the voters' ids; otherwise only their number counts, and a byte per
+        # vertex avoids the GPU's atomic appends to one queue counter.
+        self.vote_output = "sparse" if program.set_active else "dense"
         # Slots not overwritten every iteration must be reset to the identity after use.
         self.reset = program.set_active or any(isinstance(s, (ELIST, MESSAGE)) for s in program.steps)
 
@@ -346,7 +349,7 @@ class _State:
             elif isinstance(step, MLIST):
                 voters = self._vote(vertex_map(
                     graph, current, step.function, bindings={**common, **self.buffers}, kind="MLIST",
-                    elements=self._list_bounds(graph.in_indptr), output="sparse",
+                    elements=self._list_bounds(graph.in_indptr), output=self.vote_output,
                 ), voters)
                 round_.count("vertex_updates", current.size)
             elif isinstance(step, MESSAGE):
@@ -355,7 +358,7 @@ class _State:
                 elements = {field: (array, "v") for field, array in self.combined.items()}
                 voters = self._vote(vertex_map(
                     graph, current, step.function, bindings=common, elements=elements, kind="VERTEX",
-                    output="sparse",
+                    output=self.vote_output,
                 ), voters)
                 round_.count("vertex_updates", current.size)
         if self.reset and not combined and receivers is not None:

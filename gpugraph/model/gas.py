@@ -181,7 +181,7 @@ class Program:
         )
         changed = vertex_map(
             graph, round_.active, self.apply, bindings=bindings, elements={"gathered": (run["gathered"], "v")},
-            output="sparse", kind="apply",
+            output="sparse" if self.set_active else "dense", kind="apply",
         )
         round_.count("vertex_updates", round_.active.size)
         if changed is None or not self.set_active:

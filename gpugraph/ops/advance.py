@@ -181,9 +181,11 @@ def _choose(graph, degrees, count: int) -> str:
     if count < config.ADVANCE_SMALL_FRONTIER:
         return "thread"
     if degrees is None:
-        degrees = graph.backend.xp.diff(graph.indptr)
-    mean = float(degrees.mean())
-    return "edge" if mean > 0 and float(degrees.max()) > config.ADVANCE_SKEW_RATIO * mean else "thread"
+        skew = graph.out_degree_skew()
+    else:
+        mean = float(degrees.mean())
+        skew = float(degrees.max()) / mean if mean > 0 else 0.0
+    return "edge" if skew > config.ADVANCE_SKEW_RATIO else "thread"
 
 
 def _pieces(graph, strategy, target, full, ids, degrees, count):
