@@ -72,10 +72,10 @@ WARP_SIZE = 32
 TWC_WARP_MIN_DEGREE = 32
 TWC_BLOCK_MIN_DEGREE = 256
 #: Edge-balanced advance: each GPU thread takes this many consecutive edges of the frontier's
-#: edge range, finding its first source by binary search over the degree prefix sum. 16 edges
-#: amortise the search (about log2(frontier) reads) while keeping 2^20+ threads busy on large
-#: frontiers (tuned on the H100 from 4/8/16/32; see docs/benchmarks.md).
-EDGE_BALANCED_EDGES_PER_THREAD = 16
+#: edge range, finding its first source by binary search over the degree prefix sum. Measured on
+#: the H100 (docs/benchmarks.md) with 4/8/16/32: 8 is within 6 % of the best on RMAT-22 (4) and
+#: 13 % of the best on a 4096^2 grid (16); 32 is 2-4x slower on both.
+EDGE_BALANCED_EDGES_PER_THREAD = 8
 #: CPU edge-balanced advance: edges per chunk of the parallel loop (a few microseconds of work, so
 #: chunks balance across cores while the per-chunk binary search stays negligible).
 CPU_EDGE_CHUNK = 4096
@@ -90,5 +90,9 @@ ADVANCE_SKEW_RATIO = 8.0
 #: binning of the other strategies cost more than they balance.
 ADVANCE_SMALL_FRONTIER = 1024
 #: Pull: in-degree bins for the "auto" strategy (thread / warp / block per vertex), as for TWC.
+#: When no segment reaches PULL_WARP_MIN_DEGREE, "auto" runs one thread per vertex without
+#: binning; fewer than PULL_SMALL_COUNT vertices run one warp each, also without binning
+#: (binning costs three compactions, more than such small launches).
 PULL_WARP_MIN_DEGREE = 32
 PULL_BLOCK_MIN_DEGREE = 1024
+PULL_SMALL_COUNT = 1024

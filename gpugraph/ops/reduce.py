@@ -10,8 +10,10 @@ Combining operators: ``"sum"``, ``"min"``, ``"max"`` or a plain Python function 
 is associative and commutative (lanes combine in no fixed order), with its ``identity``.
 
 Strategies (``strategy=``), as for advance:
-``"thread"`` one GPU thread per vertex; ``"warp"`` one warp per vertex; ``"block"`` one block per vertex, combined in shared memory; ``"auto"`` bins the
-vertices by segment length (``config.PULL_*``) and runs each bin with its strategy. The CPU runs
+``"thread"`` one GPU thread per vertex; ``"warp"`` one warp per vertex; ``"block"`` one block
+per vertex, combined in shared memory; ``"auto"`` bins the vertices by segment length
+(``config.PULL_*``) and runs each bin with its strategy (flat graphs and small vertex sets skip
+the binning). The CPU runs
 every strategy as one loop iteration per vertex, scheduled dynamically over the cores: one
 vertex's in-edges are then at most a few hundred thousand, far below a core's share of the edges.
 """
@@ -256,9 +258,15 @@ def _pieces(backend, strategy, target, offsets, segments, full):
     if target == "cpu" or strategy != "auto":
         yield ("thread" if target == "cpu" else strategy), segments
         return
+    if not full and segments.size < config.PULL_SMALL_COUNT:
+        yield "warp", segments
+        return
     xp = backend.xp
     ids = xp.arange(offsets.shape[0] - 1, dtype=np.int64) if full else segments
     lengths = offsets[ids + 1] - offsets[ids]
+    if int(lengths.max()) < config.PULL_WARP_MIN_DEGREE:
+        yield "thread", segments
+        return
     bins = (
         ("thread", 0, config.PULL_WARP_MIN_DEGREE),
         ("warp", config.PULL_WARP_MIN_DEGREE, config.PULL_BLOCK_MIN_DEGREE),
