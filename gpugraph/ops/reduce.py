@@ -262,11 +262,11 @@ def _pieces(backend, strategy, target, offsets, segments, full):
         yield "warp", segments
         return
     xp = backend.xp
-    ids = xp.arange(offsets.shape[0] - 1, dtype=np.int64) if full else segments
-    lengths = offsets[ids + 1] - offsets[ids]
+    lengths = xp.diff(offsets) if full else offsets[segments + 1] - offsets[segments]
     if int(lengths.max()) < config.PULL_WARP_MIN_DEGREE:
         yield "thread", segments
         return
+    ids = xp.arange(offsets.shape[0] - 1, dtype=np.int64) if full else segments
     bins = (
         ("thread", 0, config.PULL_WARP_MIN_DEGREE),
         ("warp", config.PULL_WARP_MIN_DEGREE, config.PULL_BLOCK_MIN_DEGREE),
