@@ -56,3 +56,38 @@ _SIMULATOR_ON = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 def device(request) -> str:
     """Each test using it runs on the CPU kernels and, under the simulator, on the CUDA kernels."""
     return request.param
+
+
+#: Compute capability the PTX tests compile for (the H100 and H200 of the device machines).
+HOPPER = (9, 0)
+
+
+class _NoDeviceHopper:
+    """Stands in for the current device: numba-cuda compiles device functions for the current
+    device's compute capability, and a CI machine has no device."""
+
+    compute_capability = HOPPER
+
+
+@pytest.fixture(scope="session")
+def hopper_compiler():
+    """``numba.cuda`` set up to compile PTX for sm_90 without a GPU; skips when NVVM is missing
+    (and under the simulator, which cannot compile)."""
+    if _SIMULATOR_ON:
+        pytest.skip("the simulator cannot compile PTX")
+    from numba import types
+
+    from gpugraph.backend.numba_cuda import load_numba_cuda
+
+    module = load_numba_cuda()
+    from numba.cuda import dispatcher
+
+    patcher = pytest.MonkeyPatch()
+    patcher.setattr(dispatcher, "get_current_device", _NoDeviceHopper)
+    try:
+        module.compile_ptx(lambda value: value, (types.int32,), device=True, cc=HOPPER)
+    except Exception as exc:  # noqa: BLE001 - any missing NVVM/NVRTC piece means: skip
+        patcher.undo()
+        pytest.skip(f"NVVM not available to numba-cuda: {exc.__class__.__name__}")
+    yield module
+    patcher.undo()

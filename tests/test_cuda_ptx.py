@@ -54,39 +54,8 @@ def _kernels():
     }
 
 
-def _identity(value):
-    return value
-
-
-class _NoDeviceHopper:
-    """Stands in for the current device: numba-cuda compiles device functions for the current
-    device's compute capability, and a CI machine has no device."""
-
-    compute_capability = HOPPER
-
-
-@pytest.fixture(scope="module")
-def cuda():
-    from numba import types
-
-    from gpugraph.backend.numba_cuda import load_numba_cuda
-
-    module = load_numba_cuda()
-    from numba.cuda import dispatcher
-
-    patcher = pytest.MonkeyPatch()
-    patcher.setattr(dispatcher, "get_current_device", _NoDeviceHopper)
-    try:
-        module.compile_ptx(_identity, (types.int32,), device=True, cc=HOPPER)
-    except Exception as exc:  # noqa: BLE001 - any missing NVVM/NVRTC piece means: skip
-        patcher.undo()
-        pytest.skip(f"NVVM not available to numba-cuda: {exc.__class__.__name__}")
-    yield module
-    patcher.undo()
-
-
 @pytest.mark.parametrize("name", sorted(_kernels()))
-def test_kernel_compiles_for_hopper(cuda, name):
+def test_kernel_compiles_for_hopper(hopper_compiler, name):
     kernel, signature = _kernels()[name]
-    ptx, _ = cuda.compile_ptx(kernel.py_func, signature, cc=HOPPER)
+    ptx, _ = hopper_compiler.compile_ptx(kernel.py_func, signature, cc=HOPPER)
     assert ".entry" in ptx and ".target sm_90" in ptx

@@ -1,7 +1,6 @@
 """Every real graph of ../shared/datasets loads with the counts its README gives, and survives
 file -> Graph -> binary -> Graph unchanged (also memory-mapped, also after a move and back)."""
 
-import numpy as np
 import pytest
 
 import gpugraph as gg

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpugraph.errors import InvalidParameterError
+from gpugraph.errors import EmptyGraphError, InvalidParameterError
 
 #: Names the runtime binds itself; record fields and constants may not use them.
 RESERVED = frozenset(
@@ -140,3 +140,53 @@ def aggregate_values(graph, aggregates: dict, functions: dict, bindings: dict) -
         with graph.backend.activate():
             values[name] = float(getattr(xp, operator)(per_vertex))
     return values
+
+
+def prepare_run(program, graph, init: dict | None, engine: str, functions) -> tuple[dict, dict]:
+    """Check a run's arguments and allocate its records.
+
+    Parameters
+    ----------
+    program:
+        An EMV or GAS program (``name``, ``vertex``, ``edge`` records).
+    graph:
+        The graph to run on.
+    init:
+        Initial field values (see :func:`allocate`).
+    engine:
+        Requested engine name.
+    functions:
+        The program's user functions: ``out_degree`` / ``in_degree`` arrays are made only when
+        one of them asks for it.
+
+    Returns
+    -------
+    tuple
+        ``(vertex fields, arrays)``: the vertex record, and every array user functions may bind
+        by name (vertex and edge fields, degrees).
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown engine, unknown init fields or wrong lengths.
+    EmptyGraphError
+        If the graph has no vertices.
+    """
+    from gpugraph.engines import ENGINES
+
+    if engine not in ENGINES:
+        raise InvalidParameterError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
+    if graph.num_vertices == 0:
+        raise EmptyGraphError(f"{program.name}: the graph has no vertices")
+    init = dict(init or {})
+    vertex = allocate(program.vertex, graph.num_vertices, init, graph.backend, "vertex")
+    edge = allocate(program.edge, graph.num_arcs, init, graph.backend, "edge")
+    if init:
+        raise InvalidParameterError(f"init names unknown fields: {', '.join(sorted(init))}")
+    names = {name for function in functions for name in function.parameters}
+    arrays = {**vertex, **edge}
+    if "out_degree" in names:
+        arrays["out_degree"] = graph.out_degree()
+    if "in_degree" in names:
+        arrays["in_degree"] = graph.in_degree()
+    return vertex, arrays

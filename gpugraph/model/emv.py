@@ -47,15 +47,13 @@ import textwrap
 
 import numpy as np
 
-from gpugraph import config
 from gpugraph.algorithms.result import Result
-from gpugraph.backend.kernels import dynamic_schedule, launch_cuda_kernel, run_cpu_kernel
-from gpugraph.codegen import UserFunction, build_kernel, compile_errors
-from gpugraph.engines import ENGINES, bsp
-from gpugraph.errors import EmptyGraphError, InvalidParameterError, ProgramError
-from gpugraph.model._state import RESERVED, aggregate_values, allocate, check_unique, parse_aggregates, parse_record
+from gpugraph.codegen import UserFunction, build_kernel
+from gpugraph.engines import bsp
+from gpugraph.errors import InvalidParameterError, ProgramError
+from gpugraph.model._state import RESERVED, aggregate_values, check_unique, parse_aggregates, parse_record, prepare_run
 from gpugraph.ops import Frontier, advance, default_identity, segmented_reduce, vertex_map
-from gpugraph.ops._parts import Call
+from gpugraph.ops._parts import DECORATORS, Call, launch
 
 MAX_ITERATIONS = 2**31 - 1
 
@@ -245,11 +243,7 @@ class Program:
         ProgramError
             If a user function does not compile for the graph's types.
         """
-        if engine not in ENGINES:
-            raise InvalidParameterError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
-        if graph.num_vertices == 0:
-            raise EmptyGraphError(f"{self.name}: the graph has no vertices")
-        state = _State(self, graph, dict(init or {}), strategy)
+        state = _State(self, graph, init, engine, strategy)
         first = Frontier.all(graph) if active is None else Frontier.from_ids(graph, active)
         limit = self.max_iterations if max_iterations is None else int(max_iterations)
         self._state = state
@@ -269,14 +263,13 @@ class Program:
 class _State:
     """Arrays of one run and the execution of each step kind."""
 
-    def __init__(self, program: Program, graph, init: dict, strategy: str):
+    def __init__(self, program: Program, graph, init: dict | None, engine: str, strategy: str):
         self.program, self.graph, self.strategy = program, graph, strategy
         backend = graph.backend
         xp = backend.xp
-        self.vertex = allocate(program.vertex, graph.num_vertices, init, backend, "vertex")
-        self.edge = allocate(program.edge, graph.num_arcs, init, backend, "edge")
-        if init:
-            raise InvalidParameterError(f"init names unknown fields: {', '.join(sorted(init))}")
+        functions = [step.function for step in program.steps if step.function is not None]
+        functions += list(program._aggregate_functions.values())
+        self.vertex, self.arrays = prepare_run(program, graph, init, engine, functions)
         combiner = next((step for step in program.steps if isinstance(step, Combiner)), None)
         self.identity = {}
         with backend.activate():
@@ -290,13 +283,7 @@ class _State:
                 self.identity[field] = identity
             self.buffers = {f: xp.full(graph.num_arcs, self.identity[f], dtype=d) for f, (d, _) in program.message.items()}
             self.combined = {f: xp.full(graph.num_vertices, self.identity[f], dtype=d) for f, (d, _) in program.message.items()}
-        names = {p for step in program.steps if step.function is not None for p in step.function.parameters}
-        names |= {p for f in program._aggregate_functions.values() for p in f.parameters}
-        self.arrays = {**self.vertex, **self.edge}
-        if "out_degree" in names:
-            self.arrays["out_degree"] = graph.out_degree()
-        if "in_degree" in names:
-            self.arrays["in_degree"] = graph.in_degree()
+        names = {name for function in functions for name in function.parameters}
         self.graph_arrays = {
             "indices": lambda: graph.indices,
             "weights": lambda: graph.weights if graph.weights is not None else xp.ones(graph.num_arcs),
@@ -408,18 +395,13 @@ class _State:
         body = (f"v = {'np.int64(i)' if full else 'np.int64(frontier[i])'}\n"
                 f"for k in range(in_indptr[v], in_indptr[v + 1]):\n"
                 f"    result = {call.expression('user')}\n" + textwrap.indent(stores, "    ") + "\n")
-        decorator = "@numba.njit(parallel=True, cache=True, nogil=True)" if target == "cpu" else "@cuda.jit(cache=True)"
+        decorator = DECORATORS[target]
         parameters = "".join(f", message_{i}" for i in range(len(fields)))
         source = (f"{decorator}\ndef kernel(frontier, count, in_indptr, in_indices{parameters}{call.parameters}):\n"
                   + textwrap.indent(loop + textwrap.indent(body, "    "), "    "))
         kernel = build_kernel("emv_message", source, target, {"user": call.function})
         args = (ids, np.int64(count), graph.in_indptr, graph.in_indices, *self.buffers.values(), *call.values)
-        with compile_errors(call.function):
-            if target == "cpu":
-                with dynamic_schedule(config.CPU_VERTEX_CHUNK):
-                    run_cpu_kernel(kernel, *args)
-            else:
-                launch_cuda_kernel(kernel, backend, count, *args)
+        launch(kernel, backend, count, args, [call.function])
 
     def _reset_slots(self, receivers: Frontier) -> None:
         segments = None if receivers.kind == "all" else receivers.to_sparse().ids()

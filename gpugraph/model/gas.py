@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from gpugraph.algorithms.result import Result
 from gpugraph.codegen import UserFunction
-from gpugraph.engines import ENGINES, bsp
-from gpugraph.errors import EmptyGraphError, InvalidParameterError
-from gpugraph.model._state import RESERVED, aggregate_values, allocate, check_unique, parse_aggregates, parse_record
+from gpugraph.engines import bsp
+from gpugraph.errors import InvalidParameterError
+from gpugraph.model._state import RESERVED, aggregate_values, check_unique, parse_aggregates, parse_record, prepare_run
 from gpugraph.ops import Frontier, advance, pull, vertex_map
 
 ACTIVATIONS = ("neighbours", "all")
@@ -142,22 +142,8 @@ class Program:
         ProgramError
             If a user function does not compile for the graph's types.
         """
-        if engine not in ENGINES:
-            raise InvalidParameterError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
-        if graph.num_vertices == 0:
-            raise EmptyGraphError(f"{self.name}: the graph has no vertices")
-        init = dict(init or {})
-        vertex = allocate(self.vertex, graph.num_vertices, init, graph.backend, "vertex")
-        edge = allocate(self.edge, graph.num_arcs, init, graph.backend, "edge")
-        if init:
-            raise InvalidParameterError(f"init names unknown fields: {', '.join(sorted(init))}")
-        arrays = {**vertex, **edge}
-        names = {*self.gather.parameters, *self.apply.parameters, *(self.scatter.parameters if self.scatter else ())}
-        names |= {p for function in self._aggregate_functions.values() for p in function.parameters}
-        if "out_degree" in names:
-            arrays["out_degree"] = graph.out_degree()
-        if "in_degree" in names:
-            arrays["in_degree"] = graph.in_degree()
+        functions = [self.gather, self.apply, *([self.scatter] if self.scatter else []), *self._aggregate_functions.values()]
+        vertex, arrays = prepare_run(self, graph, init, engine, functions)
         self._run = {"arrays": arrays, "strategy": strategy, "gathered": None}
         first = Frontier.all(graph) if active is None else Frontier.from_ids(graph, active)
         limit = self.max_iterations if max_iterations is None else int(max_iterations)

@@ -15,9 +15,33 @@ import textwrap
 
 import numpy as np
 
-from gpugraph.codegen import UserFunction
+from gpugraph import config
+from gpugraph.backend.kernels import dynamic_schedule, launch_cuda_kernel, run_cpu_kernel
+from gpugraph.codegen import UserFunction, compile_errors
 from gpugraph.errors import InvalidParameterError
 from gpugraph.ops.frontier import Frontier
+
+
+#: Decorator line of a generated kernel, per target.
+DECORATORS = {
+    "cpu": "@numba.njit(parallel=True, cache=True, nogil=True)",
+    "cuda": "@cuda.jit(cache=True)",
+}
+
+
+def launch(kernel, backend, threads: int, args: tuple, functions) -> None:
+    """Run a generated kernel on ``backend``.
+
+    The CPU kernel's parallel loop is scheduled dynamically (``config.CPU_VERTEX_CHUNK``); the
+    CUDA kernel gets ``threads`` threads. Compilation errors become a ProgramError naming one of
+    the user ``functions``.
+    """
+    with compile_errors(*functions):
+        if backend.is_cuda:
+            launch_cuda_kernel(kernel, backend, threads, *args)
+        else:
+            with dynamic_schedule(config.CPU_VERTEX_CHUNK):
+                run_cpu_kernel(kernel, *args)
 
 
 def numba_type(value):

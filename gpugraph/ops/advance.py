@@ -34,10 +34,9 @@ import textwrap
 import numpy as np
 
 from gpugraph import config
-from gpugraph.backend.kernels import dynamic_schedule, launch_cuda_kernel, run_cpu_kernel
-from gpugraph.codegen import build_kernel, compile_errors
+from gpugraph.codegen import build_kernel
 from gpugraph.errors import InvalidParameterError, ProgramError
-from gpugraph.ops._parts import Call, KernelOutputs, fill_template, mark_source
+from gpugraph.ops._parts import DECORATORS, Call, KernelOutputs, fill_template, launch, mark_source
 from gpugraph.ops.frontier import Frontier
 
 STRATEGIES = ("auto", "thread", "twc", "edge")
@@ -129,12 +128,7 @@ def advance(
                 *shared, piece_ids, offsets, np.int64(piece_count), np.int64(total), rid,
                 *outputs.arguments, *messages, *call.values,
             )
-            with compile_errors(call.function):
-                if target == "cpu":
-                    with dynamic_schedule(config.CPU_VERTEX_CHUNK):
-                        run_cpu_kernel(kernel, *args)
-                else:
-                    launch_cuda_kernel(kernel, backend, _threads(piece_strategy, piece_count, total, backend), *args)
+            launch(kernel, backend, _threads(piece_strategy, piece_count, total, backend), args, [call.function])
         if counters is not None:
             edges = graph.num_arcs if full else int(degrees.sum())
             counters["edges_traversed"] = counters.get("edges_traversed", 0) + edges
@@ -311,7 +305,7 @@ def _kernel(call: Call, target: str, strategy: str, full: bool, weighted: bool, 
         edges_per_thread=config.EDGE_BALANCED_EDGES_PER_THREAD,
     )
     message_parameters = "".join(f", message_{k}" for k in range(fields))
-    decorator = "@numba.njit(parallel=True, cache=True, nogil=True)" if target == "cpu" else "@cuda.jit(cache=True)"
+    decorator = DECORATORS[target]
     source = (
         f"{decorator}\ndef kernel({_SIGNATURE}{message_parameters}{call.parameters}):\n"
         + textwrap.indent(loop, "    ")

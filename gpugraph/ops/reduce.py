@@ -26,10 +26,9 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.backend import get_backend
-from gpugraph.backend.kernels import dynamic_schedule, launch_cuda_kernel, run_cpu_kernel
-from gpugraph.codegen import UserFunction, build_kernel, compile_errors
+from gpugraph.codegen import UserFunction, build_kernel
 from gpugraph.errors import InvalidParameterError, ProgramError
-from gpugraph.ops._parts import Call, fill_template
+from gpugraph.ops._parts import DECORATORS, Call, fill_template, launch
 from gpugraph.ops.frontier import Frontier
 
 STRATEGIES = ("auto", "thread", "warp", "block")
@@ -225,13 +224,8 @@ def _reduce(backend, offsets, segments, num_segments, combine, identity, dtype, 
         piece_count = count if piece is None else int(piece.size)
         kernel = _kernel(target, piece_strategy, piece_full, item, combiner, dtype, functions, call)
         args = (offsets, piece if piece is not None else offsets[:0], np.int64(piece_count), identity, out, *arrays, *values)
-        with compile_errors(*functions.values()):
-            if target == "cpu":
-                with dynamic_schedule(config.CPU_VERTEX_CHUNK):
-                    run_cpu_kernel(kernel, *args)
-            else:
-                threads = piece_count * {"thread": 1, "warp": config.WARP_SIZE, "block": backend.threads_per_block()}[piece_strategy]
-                launch_cuda_kernel(kernel, backend, threads, *args)
+        threads = piece_count * {"thread": 1, "warp": config.WARP_SIZE, "block": backend.threads_per_block()}[piece_strategy]
+        launch(kernel, backend, threads, args, functions.values())
     if counters is not None:
         lengths = xp.diff(offsets) if full else offsets[segments + 1] - offsets[segments]
         counters["edges_traversed"] = counters.get("edges_traversed", 0) + int(lengths.sum())
@@ -357,7 +351,7 @@ def _kernel(target, strategy, full, item, combiner, dtype, functions, call):
         block=config.CUDA_THREADS_PER_BLOCK,
         dtype=np.dtype(dtype).name,
     )
-    decorator = "@numba.njit(parallel=True, cache=True, nogil=True)" if target == "cpu" else "@cuda.jit(cache=True)"
+    decorator = DECORATORS[target]
     parameters = call.parameters if call is not None else ""
     source = f"{decorator}\ndef kernel({_SIGNATURE}{parameters}):\n" + textwrap.indent(loop, "    ") + "\n"
     return build_kernel(f"reduce_{strategy}", source, target, functions)

@@ -16,11 +16,9 @@ import textwrap
 
 import numpy as np
 
-from gpugraph import config
-from gpugraph.backend.kernels import dynamic_schedule, launch_cuda_kernel, run_cpu_kernel
-from gpugraph.codegen import UserFunction, build_kernel, compile_errors
+from gpugraph.codegen import UserFunction, build_kernel
 from gpugraph.errors import InvalidParameterError, ProgramError
-from gpugraph.ops._parts import Call, KernelOutputs, mark_source
+from gpugraph.ops._parts import DECORATORS, Call, KernelOutputs, launch, mark_source
 from gpugraph.ops.frontier import Frontier
 
 _LOOP = {
@@ -105,7 +103,7 @@ def vertex_map(
                 body += "out[v] = result\n"
             elif mark:
                 body += f"if result:\n{textwrap.indent(mark, '    ')}\n"
-            decorator = "@numba.njit(parallel=True, cache=True, nogil=True)" if target == "cpu" else "@cuda.jit(cache=True)"
+            decorator = DECORATORS[target]
             source = (
                 f"{decorator}\ndef kernel(frontier, count, out, {KernelOutputs.PARAMETERS}{call.parameters}):\n"
                 + textwrap.indent(_LOOP[target] + textwrap.indent(body, "    "), "    ")
@@ -113,12 +111,7 @@ def vertex_map(
             kernel = build_kernel("vertex_map", source, target, {"user": call.function})
             out_array = out if out is not None else backend.xp.empty(0, dtype=np.int64)
             args = (ids, np.int64(count), out_array, *outputs.arguments, *call.values)
-            with compile_errors(call.function):
-                if target == "cpu":
-                    with dynamic_schedule(config.CPU_VERTEX_CHUNK):
-                        run_cpu_kernel(kernel, *args)
-                else:
-                    launch_cuda_kernel(kernel, backend, count, *args)
+            launch(kernel, backend, count, args, [call.function])
         return outputs.frontier()
 
 

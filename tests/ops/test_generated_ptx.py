@@ -24,30 +24,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 HOPPER = (9, 0)
 
 
-class _NoDeviceHopper:
-    compute_capability = HOPPER
-
-
-@pytest.fixture(scope="module")
-def cuda():
-    from numba import types
-
-    from gpugraph.backend.numba_cuda import load_numba_cuda
-
-    module = load_numba_cuda()
-    from numba.cuda import dispatcher
-
-    patcher = pytest.MonkeyPatch()
-    patcher.setattr(dispatcher, "get_current_device", _NoDeviceHopper)
-    try:
-        module.compile_ptx(lambda x: x, (types.int32,), device=True, cc=HOPPER)
-    except Exception as exc:  # noqa: BLE001 - any missing NVVM piece means: skip
-        patcher.undo()
-        pytest.skip(f"NVVM not available to numba-cuda: {exc.__class__.__name__}")
-    yield module
-    patcher.undo()
-
-
 @pytest.fixture()
 def captured(monkeypatch):
     """Launches of generated kernels, recorded instead of run."""
@@ -56,10 +32,9 @@ def captured(monkeypatch):
     def capture(kernel, backend, items, *args):
         launches.append((kernel, args))
 
-    import importlib
+    from gpugraph.ops import _parts
 
-    for name in ("gpugraph.ops.advance", "gpugraph.ops.reduce", "gpugraph.ops.vertex", "gpugraph.model.emv"):
-        monkeypatch.setattr(importlib.import_module(name), "launch_cuda_kernel", capture)
+    monkeypatch.setattr(_parts, "launch_cuda_kernel", capture)
     return launches
 
 
@@ -72,12 +47,12 @@ def _fake_cuda_graph(weighted=False, directed=True):
     return graph
 
 
-def _compile_all(cuda, launches):
+def _compile_all(compiler, launches):
     from gpugraph.ops._parts import numba_type
 
     assert launches
     for kernel, args in launches:
-        ptx, _ = cuda.compile_ptx(kernel.py_func, tuple(numba_type(a) for a in args), cc=HOPPER)
+        ptx, _ = compiler.compile_ptx(kernel.py_func, tuple(numba_type(a) for a in args), cc=HOPPER)
         assert ".entry" in ptx and ".target sm_90" in ptx
 
 
@@ -90,7 +65,7 @@ def _send(src, weight, label):
 
 
 @pytest.mark.parametrize("strategy", ["thread", "twc", "edge"])
-def test_advance_kernels_compile(cuda, captured, strategy):
+def test_advance_kernels_compile(hopper_compiler, captured, strategy):
     graph = _fake_cuda_graph(weighted=True)
     label = np.full(30, -1, np.int32)
     for frontier in (ops.Frontier.all(graph), ops.Frontier.from_ids(graph, np.arange(30))):
@@ -98,11 +73,11 @@ def test_advance_kernels_compile(cuda, captured, strategy):
             ops.advance(graph, frontier, _visit, bindings={"label": label}, strategy=strategy, output=output)
         buffers = (np.zeros(graph.num_arcs), np.zeros(graph.num_arcs, np.int64))
         ops.advance(graph, frontier, _send, bindings={"label": label}, strategy=strategy, messages=buffers)
-    _compile_all(cuda, captured)
+    _compile_all(hopper_compiler, captured)
 
 
 @pytest.mark.parametrize("strategy", ["thread", "warp", "block"])
-def test_reduce_kernels_compile(cuda, captured, strategy):
+def test_reduce_kernels_compile(hopper_compiler, captured, strategy):
     graph = _fake_cuda_graph(weighted=True)
     rank = np.ones(30)
     ops.pull(graph, ops.Frontier.all(graph), lambda src, weight, rank: rank[src] * weight, bindings={"rank": rank}, strategy=strategy)
@@ -110,19 +85,19 @@ def test_reduce_kernels_compile(cuda, captured, strategy):
     values = np.arange(graph.num_arcs, dtype=np.int32)
     ops.segmented_reduce(values, graph.in_indptr, lambda a, b: a | b, identity=0, strategy=strategy, device=graph.backend)
     ops.segmented_reduce(values, graph.in_indptr, "max", reset=True, strategy=strategy, device=graph.backend)
-    _compile_all(cuda, captured)
+    _compile_all(hopper_compiler, captured)
 
 
-def test_vertex_kernels_compile(cuda, captured):
+def test_vertex_kernels_compile(hopper_compiler, captured):
     graph = _fake_cuda_graph()
     label = np.zeros(30, np.int32)
     ops.vertex_map(graph, ops.Frontier.all(graph), lambda v, label: label[v] == 0, bindings={"label": label}, output="sparse")
     ops.filter(graph, ops.Frontier.from_ids(graph, [3, 3, 4], deduplicate=False))
     ops.vertex_values(graph, lambda v, label: label[v] * 2.0, bindings={"label": label})
-    _compile_all(cuda, captured)
+    _compile_all(hopper_compiler, captured)
 
 
-def test_program_kernels_compile(cuda, captured):
+def test_program_kernels_compile(hopper_compiler, captured):
     from examples.emv_bfs import bfs
     from examples.emv_matching import matching
     from examples.emv_pagerank import pagerank
@@ -135,4 +110,4 @@ def test_program_kernels_compile(cuda, captured):
     sssp(graph, 0)
     gas_pagerank(graph)
     matching(_fake_cuda_graph(directed=False), np.arange(30) % 2)
-    _compile_all(cuda, captured)
+    _compile_all(hopper_compiler, captured)
