@@ -190,3 +190,74 @@ def prepare_run(program, graph, init: dict | None, engine: str, functions) -> tu
     if "in_degree" in names:
         arrays["in_degree"] = graph.in_degree()
     return vertex, arrays
+
+
+class RunnableProgram:
+    """What EMV and GAS programs share: ``run`` on a graph with the bsp engine.
+
+    A subclass sets ``name``, ``constants``, ``max_iterations`` and ``set_active``, and
+    implements ``_start(graph, init, engine, strategy) -> vertex fields`` (allocate the run's
+    state) and ``superstep(round_)`` (called by the engine), and ``_finish()`` (drop the state).
+    """
+
+    def run(
+        self,
+        graph,
+        *,
+        init: dict | None = None,
+        active=None,
+        max_iterations: int | None = None,
+        strategy: str = "auto",
+        engine: str = "bsp",
+        show_progress: bool = False,
+    ):
+        """Run the program on ``graph`` (on the graph's device) and return the vertex fields.
+
+        Parameters
+        ----------
+        graph:
+            The graph; move it first with ``graph.to("cuda")`` to run on a GPU.
+        init:
+            Initial values: ``{field: scalar or array}`` for vertex and edge fields (defaults
+            from the records, else 0).
+        active:
+            Vertex ids active in the first iteration; ``None`` = every vertex.
+        max_iterations:
+            Overrides the program's limit for this run.
+        strategy:
+            Load-balancing strategy of the program's edge work (:func:`gpugraph.ops.advance`
+            for EMV edge steps, :func:`gpugraph.ops.pull` for GAS gathers).
+        engine:
+            ``"bsp"`` (the asynchronous and path engines arrive with their issues).
+        show_progress:
+            Show a progress bar of iterations on a terminal.
+
+        Returns
+        -------
+        Result
+            ``values``: the vertex fields; ``stats``: the engine's counters.
+
+        Raises
+        ------
+        EmptyGraphError
+            If the graph has no vertices.
+        InvalidParameterError
+            For unknown init fields, wrong lengths or an unknown engine.
+        VertexIdError
+            If an ``active`` id is not a vertex.
+        ProgramError
+            If a user function does not compile for the graph's types.
+        """
+        from gpugraph.algorithms.result import Result
+        from gpugraph.engines import bsp
+        from gpugraph.ops import Frontier
+
+        vertex = self._start(graph, init, engine, strategy)
+        try:
+            first = Frontier.all(graph) if active is None else Frontier.from_ids(graph, active)
+            limit = self.max_iterations if max_iterations is None else int(max_iterations)
+            counters = bsp.run(self, graph, first, limit, show_progress=show_progress)
+        finally:
+            self._finish()
+        parameters = {"max_iterations": limit, "strategy": strategy, **self.constants}
+        return Result(self.name, graph, dict(vertex), counters, parameters)

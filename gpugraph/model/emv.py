@@ -47,11 +47,11 @@ import textwrap
 
 import numpy as np
 
-from gpugraph.algorithms.result import Result
 from gpugraph.codegen import UserFunction, build_kernel
-from gpugraph.engines import bsp
 from gpugraph.errors import InvalidParameterError, ProgramError
-from gpugraph.model._state import RESERVED, aggregate_values, check_unique, parse_aggregates, parse_record, prepare_run
+from gpugraph.model._state import (
+    RESERVED, RunnableProgram, aggregate_values, check_unique, parse_aggregates, parse_record, prepare_run,
+)
 from gpugraph.ops import Frontier, advance, default_identity, segmented_reduce, vertex_map
 from gpugraph.ops._parts import DECORATORS, Call, launch
 
@@ -124,7 +124,7 @@ class Combiner(Step):
         return f"Combiner({self.operator!r})"
 
 
-class Program:
+class Program(RunnableProgram):
     """A Medusa EMV program: records, an iteration of steps, and iteration control.
 
     Parameters
@@ -193,66 +193,18 @@ class Program:
         self.set_active = bool(set_active)
         self.max_iterations = int(max_iterations)
         self.name = name
+        self._state = None
 
     def __repr__(self) -> str:
         return f"emv.Program({self.name!r}, steps={self.steps})"
 
-    # --- running -------------------------------------------------------------------------------
-    def run(
-        self,
-        graph,
-        *,
-        init: dict | None = None,
-        active=None,
-        max_iterations: int | None = None,
-        strategy: str = "auto",
-        engine: str = "bsp",
-        show_progress: bool = False,
-    ) -> Result:
-        """Run the program on ``graph`` (on the graph's device) and return the vertex fields.
+    # --- running (``run`` comes from RunnableProgram) ----------------------------------------
+    def _start(self, graph, init, engine, strategy) -> dict:
+        self._state = _State(self, graph, init, engine, strategy)
+        return self._state.vertex
 
-        Parameters
-        ----------
-        graph:
-            The graph; move it first with ``graph.to("cuda")`` to run on a GPU.
-        init:
-            Initial values: ``{field: scalar or array}`` for vertex and edge fields (defaults
-            from the records, else 0).
-        active:
-            Vertex ids active in the first iteration (queue mode); ``None`` = every vertex.
-        max_iterations:
-            Overrides the program's limit for this run.
-        strategy:
-            Load-balancing strategy of the ``EDGE`` step (see :func:`gpugraph.ops.advance`).
-        engine:
-            ``"bsp"`` (the only engine for EMV programs).
-        show_progress:
-            Show a progress bar of iterations on a terminal.
-
-        Returns
-        -------
-        Result
-            ``values``: the vertex fields; ``stats``: the engine's counters.
-
-        Raises
-        ------
-        EmptyGraphError
-            If the graph has no vertices.
-        InvalidParameterError
-            For unknown init fields, wrong lengths or an unknown engine.
-        ProgramError
-            If a user function does not compile for the graph's types.
-        """
-        state = _State(self, graph, init, engine, strategy)
-        first = Frontier.all(graph) if active is None else Frontier.from_ids(graph, active)
-        limit = self.max_iterations if max_iterations is None else int(max_iterations)
-        self._state = state
-        try:
-            counters = bsp.run(self, graph, first, limit, show_progress=show_progress)
-        finally:
-            self._state = None
-        parameters = {"max_iterations": limit, "strategy": strategy, **self.constants}
-        return Result(self.name, graph, dict(state.vertex), counters, parameters)
+    def _finish(self) -> None:
+        self._state = None
 
     def superstep(self, round_) -> Frontier | None:
         """Run the steps once (called by the engine). Returns the vertices that voted, if any

@@ -19,17 +19,17 @@ aggregates). Gather functions read neighbours and write nothing; apply writes it
 
 from __future__ import annotations
 
-from gpugraph.algorithms.result import Result
 from gpugraph.codegen import UserFunction
-from gpugraph.engines import bsp
 from gpugraph.errors import InvalidParameterError
-from gpugraph.model._state import RESERVED, aggregate_values, check_unique, parse_aggregates, parse_record, prepare_run
-from gpugraph.ops import Frontier, advance, pull, vertex_map
+from gpugraph.model._state import (
+    RESERVED, RunnableProgram, aggregate_values, check_unique, parse_aggregates, parse_record, prepare_run,
+)
+from gpugraph.ops import advance, pull, vertex_map
 
 ACTIVATIONS = ("neighbours", "all")
 
 
-class Program:
+class Program(RunnableProgram):
     """A gather-apply-scatter program.
 
     Parameters
@@ -98,60 +98,15 @@ class Program:
     def __repr__(self) -> str:
         return f"gas.Program({self.name!r})"
 
-    def run(
-        self,
-        graph,
-        *,
-        init: dict | None = None,
-        active=None,
-        max_iterations: int | None = None,
-        strategy: str = "auto",
-        engine: str = "bsp",
-        show_progress: bool = False,
-    ) -> Result:
-        """Run the program on ``graph`` (on the graph's device).
-
-        Parameters
-        ----------
-        graph:
-            The graph.
-        init:
-            Initial vertex and edge field values (scalars or arrays).
-        active:
-            Vertex ids active in the first round; ``None`` = every vertex.
-        max_iterations:
-            Overrides the program's round limit.
-        strategy:
-            Load balancing of the gather (see :func:`gpugraph.ops.pull`).
-        engine:
-            ``"bsp"``; the path engine arrives with its issue.
-        show_progress:
-            Show a progress bar of rounds on a terminal.
-
-        Returns
-        -------
-        Result
-            ``values``: the vertex fields; ``stats``: the engine's counters.
-
-        Raises
-        ------
-        EmptyGraphError
-            If the graph has no vertices.
-        InvalidParameterError
-            For unknown init fields, wrong lengths or an unknown engine.
-        ProgramError
-            If a user function does not compile for the graph's types.
-        """
+    # --- running (``run`` comes from RunnableProgram) ----------------------------------------
+    def _start(self, graph, init, engine, strategy) -> dict:
         functions = [self.gather, self.apply, *([self.scatter] if self.scatter else []), *self._aggregate_functions.values()]
         vertex, arrays = prepare_run(self, graph, init, engine, functions)
         self._run = {"arrays": arrays, "strategy": strategy, "gathered": None}
-        first = Frontier.all(graph) if active is None else Frontier.from_ids(graph, active)
-        limit = self.max_iterations if max_iterations is None else int(max_iterations)
-        try:
-            counters = bsp.run(self, graph, first, limit, show_progress=show_progress)
-        finally:
-            self._run = None
-        return Result(self.name, graph, vertex, counters, {"max_iterations": limit, "strategy": strategy, **self.constants})
+        return vertex
+
+    def _finish(self) -> None:
+        self._run = None
 
     def superstep(self, round_):
         """One gather-apply-scatter round (called by the engine); returns the next active set
