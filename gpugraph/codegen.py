@@ -137,10 +137,10 @@ class UserFunction:
             if target == "cpu":
                 import numba
 
-                try:  # cached next to the user's file when it has one
-                    self._targets[target] = numba.njit(cache=True)(self.function)
-                except RuntimeError:  # defined in a REPL or exec'd text: no cache location
-                    self._targets[target] = numba.njit(self.function)
+                # Not cached on disk by Numba: its cache entry would name the module the
+                # function was imported as, and fail to load when the same file runs as a
+                # script. The generated kernels that inline it are cached (``build_kernel``).
+                self._targets[target] = numba.njit(self.function)
             else:
                 from gpugraph.backend.numba_cuda import load_numba_cuda
 
@@ -168,7 +168,8 @@ class UserFunction:
         return self._return_types[key]
 
     def fingerprint(self) -> str:
-        """A hash of the function's code, constants, closure values and referenced globals."""
+        """A hash of the function's module and name, code, constants, closure values and
+        referenced globals."""
         if self._fingerprint is None:
             digest = hashlib.sha256()
             _hash_function(self.function, digest, depth=0)
@@ -202,6 +203,10 @@ def _hash_value(value, digest, depth: int) -> None:
 
 def _hash_function(function, digest, depth: int) -> None:
     code = function.__code__
+    # The module name matters too: Numba's cache entry of a kernel re-imports the modules of
+    # the functions compiled into it, so the same file imported as a module and run as a
+    # script must not share entries.
+    digest.update(f"{function.__module__}.{function.__qualname__}".encode())
     _hash_code(code, digest)
     digest.update(repr(function.__defaults__).encode())
     for cell in function.__closure__ or ():
@@ -241,6 +246,12 @@ def _reason(text: str) -> str:
     return reason if len(reason) <= 400 else reason[:397] + "..."
 
 
+def _importable(function) -> bool:
+    """Whether a later process could re-import the module ``function`` was defined in."""
+    module = sys.modules.get(getattr(function, "__module__", None) or "")
+    return module is not None and getattr(module, "__dict__", None) is function.__globals__
+
+
 def cache_dir() -> str:
     """The directory holding generated kernel sources and Numba's cache of their machine code.
 
@@ -277,7 +288,9 @@ def build_kernel(name: str, source: str, target: str, functions: dict[str, UserF
     Returns
     -------
     object
-        The kernel dispatcher (the same object for the same inputs within a process).
+        The kernel dispatcher (the same object for the same inputs within a process). Its
+        machine code is cached on disk unless a user function lives in no importable module
+        (then ``cache=True`` in ``source`` is turned off).
     """
     if target not in _TARGETS:
         raise ValueError(f"unknown target {target!r}")
@@ -291,6 +304,12 @@ def build_kernel(name: str, source: str, target: str, functions: dict[str, UserF
     if module_name in _kernels:
         return _kernels[module_name]
     path = os.path.join(cache_dir(), module_name + ".py")
+    if not all(_importable(function.function) for function in functions.values()):
+        # Numba's cache entry would name a module no later process can import (functions
+        # made by exec or in a deleted module): compile in every process instead.
+        source = source.replace("cache=True", "cache=False")
+        module_name += "_uncached"
+        path = os.path.join(cache_dir(), module_name + ".py")
     text = _HEADERS[target] + "\n" + source
     if not os.path.exists(path):
         # Written once and never touched again: Numba's cache is keyed on the file's timestamp.

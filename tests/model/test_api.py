@@ -206,3 +206,25 @@ def test_compiled_kernels_are_cached_on_disk(tmp_path):
     second_hits, second_misses = map(int, runs[1].stdout.split())
     assert first_misses > 0 and second_misses == 0 and second_hits == first_misses
     assert any(path.suffix == ".nbi" for path in tmp_path.rglob("*"))
+
+
+def test_functions_without_a_module_are_compiled_not_cached(tmp_path):
+    """A function made by exec has no importable module: its kernels are not cached on disk, so
+    a second process compiles again instead of failing to load a cache entry."""
+    script = textwrap.dedent(
+        """
+        import numpy as np, gpugraph as gg
+        from gpugraph.model import emv
+        namespace = {}
+        exec("def mark(v, seen):\\n    seen[v] = 1", namespace)
+        graph = gg.grid(3, 3, device="cpu")
+        result = emv.Program([emv.VERTEX(namespace["mark"])], vertex={"seen": np.int8}, max_iterations=1).run(graph)
+        print(int(result.to_numpy("seen").sum()))
+        """
+    )
+    environment = {**os.environ, "GPUGRAPH_CACHE_DIR": str(tmp_path)}
+    for _ in range(2):
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.split() == ["9"]
+    assert not any(path.suffix == ".nbi" for path in tmp_path.rglob("*"))
