@@ -272,8 +272,8 @@ class _State:
                            elements=self._list_bounds(graph.indptr))
                 if program.set_active:
                     receivers = advance(graph, active, _reached, output="sparse", counters=round_.counters)
-                else:
-                    round_.count("edges_traversed", graph.num_arcs if active.kind == "all" else 0)
+                else:  # every vertex is active: the lists are all the arcs
+                    round_.count("edges_traversed", graph.num_arcs)
                     receivers = None
                 current = receivers if receivers is not None else Frontier.all(graph)
             elif isinstance(step, Combiner):
@@ -320,9 +320,8 @@ class _State:
         graph = self.graph
         backend = graph.backend
         target = "cuda" if backend.is_cuda else "cpu"
-        from numba import types
-
         import numba
+        from numba import types
 
         locals_ = {"slot": ("k", types.int64), "src": ("np.int64(in_indices[k])", types.int64), "dst": ("v", types.int64)}
         # The slot's message is read from the buffer argument the result is stored into (one

@@ -88,7 +88,8 @@ def advance(
     Raises
     ------
     InvalidParameterError
-        For an unknown strategy or output, or message buffers of the wrong length.
+        For an unknown strategy or output, a frontier of another graph, or message buffers of
+        the wrong length.
     ProgramError
         If ``function`` has unknown parameters or does not compile.
     """
@@ -96,6 +97,10 @@ def advance(
         raise InvalidParameterError(f"unknown advance strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
     if output not in OUTPUTS:
         raise InvalidParameterError(f"unknown advance output {output!r}; use 'sparse', 'dense' or None")
+    if frontier.num_vertices != graph.num_vertices:
+        raise InvalidParameterError(
+            f"the frontier belongs to a graph of {frontier.num_vertices} vertices, not {graph.num_vertices}"
+        )
     messages = tuple(messages or ())
     for buffer in messages:
         if buffer.shape != (graph.num_arcs,):
@@ -136,9 +141,8 @@ def advance(
 
 
 def _edge_call(graph, function, bindings) -> Call:
-    from numba import types
-
     import numba
+    from numba import types
 
     weight_type = numba.from_dtype(graph.weights.dtype) if graph.weights is not None else types.float64
     locals_ = {

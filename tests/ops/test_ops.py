@@ -83,6 +83,8 @@ def test_advance_rejects_bad_arguments():
         ops.advance(graph, everything, _unvisited)
     with pytest.raises(InvalidParameterError, match="provided by the operator"):
         ops.advance(graph, everything, _unvisited, bindings={"label": np.zeros(40), "dst": 1})
+    with pytest.raises(InvalidParameterError, match="frontier belongs"):
+        ops.advance(graph, ops.Frontier.all(_graph("cpu", n=10)), _unvisited, bindings={"label": np.zeros(40)})
     with pytest.raises(ProgramError, match="2 field"):
         ops.advance(graph, everything, lambda src: (src, src), messages=(np.zeros(graph.num_arcs),))
 
