@@ -46,6 +46,7 @@ _HEADERS = {
 }
 _kernels: dict[str, object] = {}
 _wrappers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_return_types: dict[tuple, object] = {}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -86,7 +87,6 @@ class UserFunction:
             )
         self.parameters = tuple(p.name for p in parameters)
         self._targets: dict[str, object] = {}
-        self._return_types: dict[tuple, object] = {}
         self._fingerprint: str | None = None
 
     @classmethod
@@ -157,15 +157,18 @@ class UserFunction:
         """
         from gpugraph.backend.kernels import add_compile_seconds
 
-        key = tuple(argument_types)
-        if key not in self._return_types:
+        signature = tuple(argument_types)
+        # Keyed by the code's fingerprint, so a program rebuilt with fresh closures of the same
+        # code and values (as example functions do on every call) is not typed again.
+        key = (self.fingerprint(), signature)
+        if key not in _return_types:
             dispatcher = self.for_target("cpu")
             start = time.perf_counter()
             with compile_errors(self):
-                dispatcher.compile(key)
+                dispatcher.compile(signature)
             add_compile_seconds(time.perf_counter() - start)
-            self._return_types[key] = dispatcher.overloads[key].signature.return_type
-        return self._return_types[key]
+            _return_types[key] = dispatcher.overloads[signature].signature.return_type
+        return _return_types[key]
 
     def fingerprint(self) -> str:
         """A hash of the function's module and name, code, constants, closure values and
