@@ -1,4 +1,5 @@
-"""Breadth-first search in Medusa's EMV model with SetActive queues: 8 lines of user code.
+"""Breadth-first search in Medusa's EMV model with SetActive queues: 11 lines of user code
+(between the markers, the program declaration included).
 
 Each iteration, the vertices reached in the previous one (the queue) offer ``depth + 1`` along
 their out-edges; a vertex takes the smallest offer if it is new, and joins the next queue.

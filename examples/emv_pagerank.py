@@ -1,4 +1,4 @@
-"""PageRank in Medusa's EMV model: 12 lines of user code (between the markers).
+"""PageRank in Medusa's EMV model: 14 lines of user code (between the markers).
 
 Same meaning as NetworkX ``pagerank``: damping 0.85, the rank of vertices without out-edges
 spread uniformly, stop when the L1 change of the ranks is below ``num_vertices * tol``.
