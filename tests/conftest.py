@@ -91,3 +91,56 @@ def hopper_compiler():
         pytest.skip(f"NVVM not available to numba-cuda: {exc.__class__.__name__}")
     yield module
     patcher.undo()
+
+
+@pytest.fixture()
+def captured_launches(monkeypatch):
+    """CUDA kernel launches recorded as ``(kernel, args)`` instead of run.
+
+    Every gpugraph module that launches through ``launch_cuda_kernel`` is patched, so operators,
+    programs and hand-written algorithm kernels can be driven on a :func:`fake_cuda_graph` and
+    their kernels compiled to PTX afterwards (see :func:`ptx_of`).
+    """
+    import sys
+
+    launches = []
+
+    def capture(kernel, backend, items, *args):
+        launches.append((kernel, args))
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("gpugraph") and hasattr(module, "launch_cuda_kernel"):
+            monkeypatch.setattr(module, "launch_cuda_kernel", capture)
+    return launches
+
+
+@pytest.fixture()
+def fake_cuda_graph():
+    """Factory of small random graphs whose backend claims to be CUDA but holds NumPy arrays."""
+    import numpy as np
+
+    import gpugraph as gg
+    from gpugraph.backend import Backend
+
+    def make(weighted=False, directed=True, n=30, m=120, seed=1):
+        rng = np.random.default_rng(seed)
+        src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+        graph = gg.from_edges(src, dst, rng.random(m) if weighted else None, num_vertices=n, directed=directed, device="cpu")
+        graph.reverse_edge_index, graph.in_indptr  # built on the CPU before the backend is swapped
+        graph.backend = Backend("cuda", 0, simulated=True)
+        return graph
+
+    return make
+
+
+@pytest.fixture()
+def ptx_of(hopper_compiler):
+    """``ptx_of(kernel, args)``: the sm_90 PTX of a captured launch, compiled for its argument types."""
+    from gpugraph.ops._parts import numba_type
+
+    def compile_launch(kernel, args):
+        ptx, _ = hopper_compiler.compile_ptx(kernel.py_func, tuple(numba_type(a) for a in args), cc=HOPPER)
+        assert ".entry" in ptx
+        return ptx
+
+    return compile_launch
