@@ -15,11 +15,13 @@ def _host_csr(graph):
     return to_numpy(graph.indptr), to_numpy(graph.indices), None if graph.weights is None else to_numpy(graph.weights)
 
 
-def pagerank(graph, damping: float = 0.85, tol: float = 1e-6, max_iterations: int = 100) -> np.ndarray:
+def pagerank(graph, damping: float = 0.85, tol: float = 1e-6, max_iterations: int = 100, personalization=None) -> np.ndarray:
     """PageRank with NetworkX's meaning (``networkx.pagerank`` on the multigraph of the arcs).
 
-    Damping ``damping``; the rank of vertices without out-edges is spread uniformly; iterate
-    until the L1 change is below ``n * tol``. An undirected graph's arcs go both ways.
+    Damping ``damping``; the rank of vertices without out-edges is spread like the teleport
+    (uniform, or ``personalization``: ``n`` weights in internal order); iterate until the L1
+    change is below ``n * tol`` (``tol=0``: exactly ``max_iterations`` iterations). An undirected
+    graph's arcs go both ways.
 
     Returns
     -------
@@ -36,10 +38,12 @@ def pagerank(graph, damping: float = 0.85, tol: float = 1e-6, max_iterations: in
     inverse = np.divide(1.0, out_degree, out=np.zeros(n), where=out_degree > 0)
     flow = (sp.diags(inverse) @ transition).T.tocsr()
     dangling = out_degree == 0
+    teleport = np.full(n, 1.0 / n) if personalization is None else np.asarray(personalization, dtype=np.float64)
+    teleport = teleport / teleport.sum()
     rank = np.full(n, 1.0 / n)
     for _ in range(max_iterations):
         previous = rank
-        rank = damping * (flow @ previous + previous[dangling].sum() / n) + (1 - damping) / n
+        rank = damping * (flow @ previous + previous[dangling].sum() * teleport) + (1 - damping) * teleport
         if np.abs(rank - previous).sum() < n * tol:
             break
     return rank
