@@ -8,11 +8,12 @@ over the frontier and calls that function by name. This module turns the pair in
    bind, compiles it once on the CPU to learn its types (so mistakes surface as a
    :class:`~gpugraph.errors.ProgramError` naming the function, not as a Numba stack dump), and
    wraps it for a target: ``numba.njit`` or ``numba.cuda.jit(device=True)``.
-2. :func:`build_kernel` writes the kernel source to a file in the kernel cache directory, named
-   by a hash of the source, the target, the Numba version and the user functions' code, and
-   imports it with the user functions injected as module globals. The kernel is declared with
-   ``cache=True``, so Numba keeps its machine code next to the file: a second process loads it
-   instead of compiling (the first-launch time of :mod:`gpugraph.backend.kernels` shows which).
+2. :func:`build_kernel` and :meth:`GeneratedKernel.specialize` write the kernel source to a
+   file in the kernel cache directory, named by a hash of the source, the target, the Numba
+   version, the user functions' code and the argument types, and import it with the user
+   functions injected as module globals. The kernel is declared with ``cache=True``, so Numba
+   keeps its machine code next to the file: a second process loads it instead of compiling
+   (the first-launch time of :mod:`gpugraph.backend.kernels` shows which).
 
 The same user function therefore runs unchanged on either device.
 """
@@ -44,7 +45,7 @@ _HEADERS = {
         "from gpugraph.backend.numba_cuda import load_numba_cuda\ncuda = load_numba_cuda()\n"
     ),
 }
-_kernels: dict[str, object] = {}
+_kernels: dict[str, "GeneratedKernel"] = {}
 _wrappers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _return_types: dict[tuple, object] = {}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -272,8 +273,8 @@ def cache_dir() -> str:
     return tempfile.mkdtemp(prefix="gpugraph-kernels-")
 
 
-def build_kernel(name: str, source: str, target: str, functions: dict[str, UserFunction]):
-    """Compile generated kernel source for a target, with the user functions it calls.
+def build_kernel(name: str, source: str, target: str, functions: dict[str, UserFunction]) -> "GeneratedKernel":
+    """Prepare generated kernel source for a target, with the user functions it calls.
 
     Parameters
     ----------
@@ -290,10 +291,8 @@ def build_kernel(name: str, source: str, target: str, functions: dict[str, UserF
 
     Returns
     -------
-    object
-        The kernel dispatcher (the same object for the same inputs within a process). Its
-        machine code is cached on disk unless a user function lives in no importable module
-        (then ``cache=True`` in ``source`` is turned off).
+    GeneratedKernel
+        Call :meth:`GeneratedKernel.specialize` with the launch arguments to get the dispatcher.
     """
     if target not in _TARGETS:
         raise ValueError(f"unknown target {target!r}")
@@ -303,29 +302,64 @@ def build_kernel(name: str, source: str, target: str, functions: dict[str, UserF
     digest.update(f"{target}\n{numba.__version__}\n{sys.version_info[:2]}\n{source}".encode())
     for global_name in sorted(functions):
         digest.update(f"{global_name}={functions[global_name].fingerprint()}".encode())
-    module_name = f"gg_{name}_{target}_{digest.hexdigest()[:24]}"
-    if module_name in _kernels:
-        return _kernels[module_name]
-    path = os.path.join(cache_dir(), module_name + ".py")
-    if not all(_importable(function.function) for function in functions.values()):
-        # Numba's cache entry would name a module no later process can import (functions
-        # made by exec or in a deleted module): compile in every process instead.
-        source = source.replace("cache=True", "cache=False")
-        module_name += "_uncached"
+    key = digest.hexdigest()
+    if key not in _kernels:
+        _kernels[key] = GeneratedKernel(name, source, target, functions, key)
+    return _kernels[key]
+
+
+class GeneratedKernel:
+    """Generated kernel source, compiled once per argument types into its own cached module.
+
+    One file (and so one Numba cache index) per argument-type signature: processes that compile
+    different signatures of the same source at the same time never share a cache index. (Numba
+    numbers the compiled versions in an index per file; two processes adding versions at once
+    can give one number to two signatures, and a later process then loads the wrong machine
+    code — seen with concurrent test runs.)
+    """
+
+    def __init__(self, name: str, source: str, target: str, functions: dict, key: str):
+        self.name, self.source, self.target, self.functions, self.key = name, source, target, functions, key
+        self._dispatchers: dict[tuple, object] = {}
+
+    def specialize(self, args) -> object:
+        """The dispatcher compiled (or loaded from the cache) for these argument types."""
+        types_key = tuple(_argument_key(value) for value in args)
+        dispatcher = self._dispatchers.get(types_key)
+        if dispatcher is None:
+            dispatcher = self._load(hashlib.sha256(f"{self.key}{types_key}".encode()).hexdigest())
+            self._dispatchers[types_key] = dispatcher
+        return dispatcher
+
+    def _load(self, digest: str):
+        module_name = f"gg_{self.name}_{self.target}_{digest[:24]}"
+        source = self.source
+        if not all(_importable(function.function) for function in self.functions.values()):
+            # Numba's cache entry would name a module no later process can import (functions
+            # made by exec or in a deleted module): compile in every process instead.
+            source = source.replace("cache=True", "cache=False")
+            module_name += "_uncached"
         path = os.path.join(cache_dir(), module_name + ".py")
-    text = _HEADERS[target] + "\n" + source
-    if not os.path.exists(path):
-        # Written once and never touched again: Numba's cache is keyed on the file's timestamp.
-        temporary = f"{path}.{os.getpid()}.tmp"
-        with open(temporary, "w") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    for global_name, function in functions.items():
-        setattr(module, global_name, function.for_target(target))
-    # Registered like any imported module: Numba re-imports a cached kernel's module by name.
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    _kernels[module_name] = module.kernel
-    return module.kernel
+        if not os.path.exists(path):
+            # Written once and never touched again: Numba's cache is keyed on the file's timestamp.
+            temporary = f"{path}.{os.getpid()}.tmp"
+            with open(temporary, "w") as handle:
+                handle.write(_HEADERS[self.target] + "\n" + source)
+            os.replace(temporary, path)
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        for global_name, function in self.functions.items():
+            setattr(module, global_name, function.for_target(self.target))
+        # Registered like any imported module: Numba re-imports a cached kernel's module by name.
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+        return module.kernel
+
+
+def _argument_key(value):
+    """What decides a kernel argument's Numba type: dtype, rank and layout, or the scalar type."""
+    dtype = getattr(value, "dtype", None)
+    ndim = getattr(value, "ndim", 0)
+    if dtype is not None and ndim:
+        return (dtype.str, ndim, bool(value.flags.c_contiguous))
+    return type(value).__name__

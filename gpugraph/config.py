@@ -96,3 +96,10 @@ ADVANCE_SMALL_FRONTIER = 1024
 PULL_WARP_MIN_DEGREE = 32
 PULL_BLOCK_MIN_DEGREE = 1024
 PULL_SMALL_COUNT = 1024
+
+# --- algorithms ----------------------------------------------------------------------------------
+#: Direction-optimising BFS (Beamer et al., SC'12): go bottom-up when the frontier's out-edges
+#: exceed the unexplored edges / BFS_ALPHA (and the frontier grows); return top-down when the
+#: frontier has fewer than n / BFS_BETA vertices (and shrinks). The paper's tuned values.
+BFS_ALPHA = 15.0
+BFS_BETA = 18.0

@@ -43,13 +43,13 @@ def _kernels():
         ),
         "count_ids_kernel[int32]": (_cuda_kernels.count_ids_kernel, (i32, i64)),
         "count_ids_kernel[int64]": (_cuda_kernels.count_ids_kernel, (i64, i64)),
-        "expand_frontier[int32]": (
-            _bfs_cuda.expand_frontier,
-            (i64, i32, i32, i64, types.int32, types.int32[:], i64, i32, i64),
+        "bottom_up_step[int32]": (
+            _bfs_cuda.bottom_up_step,
+            (i64, i32, types.uint8[:], types.int32, types.int32[:], i64, types.uint8[:]),
         ),
-        "expand_frontier[int64]": (
-            _bfs_cuda.expand_frontier,
-            (i64, i64, i64, i64, types.int32, types.int32[:], i64, i64, i64),
+        "bottom_up_step[int64]": (
+            _bfs_cuda.bottom_up_step,
+            (i64, i64, types.uint8[:], types.int32, types.int32[:], i64, types.uint8[:]),
         ),
     }
 

@@ -1,4 +1,4 @@
-"""Numba CPU kernel of top-down BFS (private: call gpugraph.algorithms.bfs.run)."""
+"""Numba CPU kernels of BFS (private: call gpugraph.algorithms.bfs.run)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import numpy as np
 
 @numba.njit(cache=True, nogil=True)
 def bfs_queue(indptr, indices, source, depth, parent):
-    """Queue-based BFS from ``source``; fills ``depth``/``parent`` (pre-set to -1).
+    """Serial queue BFS from ``source``; fills ``depth``/``parent`` (pre-set to -1).
 
-    Returns ``(rounds, edges_traversed)``: levels expanded and out-edges scanned.
+    The work-efficient top-down CPU BFS. Returns ``(rounds, edges_traversed)``: levels expanded
+    and out-edges scanned.
     """
     queue = np.empty(depth.shape[0], dtype=np.int64)
     queue[0] = source
@@ -35,3 +36,18 @@ def bfs_queue(indptr, indices, source, depth, parent):
             rounds += 1
             level_end = tail
     return rounds, edges
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def bottom_up_step(in_indptr, in_indices, frontier_flags, level, depth, parent, next_flags):
+    """Every unvisited vertex looks for a parent in the frontier among its in-neighbours and
+    stops at the first (Beamer's bottom-up step)."""
+    for vertex in numba.prange(depth.shape[0]):
+        if depth[vertex] < 0:
+            for position in range(in_indptr[vertex], in_indptr[vertex + 1]):
+                candidate = in_indices[position]
+                if frontier_flags[candidate]:
+                    depth[vertex] = level + 1
+                    parent[vertex] = candidate
+                    next_flags[vertex] = 1
+                    break

@@ -1,6 +1,12 @@
-"""numba-cuda kernel of top-down BFS (private: call gpugraph.algorithms.bfs.run)."""
+"""numba-cuda kernel of BFS's bottom-up step (private: call gpugraph.algorithms.bfs.run).
+
+The top-down step is :func:`gpugraph.ops.advance`; the bottom-up step needs an early exit per
+vertex, which a generic operator does not offer.
+"""
 
 from __future__ import annotations
+
+import numpy as np
 
 from gpugraph.backend.numba_cuda import load_numba_cuda
 
@@ -8,17 +14,15 @@ cuda = load_numba_cuda()
 
 
 @cuda.jit(cache=True)
-def expand_frontier(indptr, indices, frontier, frontier_size, level, depth, parent, next_frontier, next_size):
-    """One thread per frontier vertex: claim unvisited neighbours and append them to the next
-    frontier. ``frontier_size`` and ``next_size`` are one-element device arrays."""
-    i = cuda.grid(1)
-    if i >= frontier_size[0]:
+def bottom_up_step(in_indptr, in_indices, frontier_flags, level, depth, parent, next_flags):
+    """One thread per vertex (see ``_bfs_cpu.bottom_up_step``)."""
+    vertex = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
+    if vertex >= depth.shape[0] or depth[vertex] >= 0:
         return
-    vertex = frontier[i]
-    for edge in range(indptr[vertex], indptr[vertex + 1]):
-        neighbour = indices[edge]
-        if depth[neighbour] == -1:
-            if cuda.atomic.cas(depth, neighbour, -1, level + 1) == -1:
-                parent[neighbour] = vertex
-                slot = cuda.atomic.add(next_size, 0, 1)
-                next_frontier[slot] = neighbour
+    for position in range(in_indptr[vertex], in_indptr[vertex + 1]):
+        candidate = in_indices[position]
+        if frontier_flags[candidate]:
+            depth[vertex] = level + 1
+            parent[vertex] = candidate
+            next_flags[vertex] = 1
+            break

@@ -4,15 +4,22 @@ Returns
 -------
 ``depth``  int32 per vertex: hops from the source, -1 if unreachable.
 ``parent`` int64 per vertex: the vertex it was reached from (``parent[source] == source``),
-           -1 if unreachable. Any valid BFS tree may be returned (GPU runs can pick different
-           parents at the same depth).
+           -1 if unreachable. Any valid BFS tree may be returned (parallel runs pick any parent
+           at the right depth).
 
 Algorithm
 ---------
-Top-down, level-synchronous BFS: each level expands the frontier along out-edges and claims
-unvisited neighbours (a compare-and-swap on ``depth`` on the GPU, so each vertex is claimed once).
-The CPU kernel is the serial queue BFS, which does the same work without atomics. Direction
-optimisation (Beamer et al., SC'12) arrives with the algorithm library.
+``variant="direction-optimizing"`` (default; Beamer, Asanovic & Patterson, SC'12): level-
+synchronous, each level either *top-down* (the frontier pushes along out-edges with
+:func:`gpugraph.ops.advance`, edge-balanced on skewed frontiers) or *bottom-up* (every unvisited
+vertex scans its in-edges for a frontier vertex and stops at the first). It switches to
+bottom-up when the frontier's out-edges exceed the unexplored vertices' edges / ``alpha`` while
+the frontier grows, and back when the frontier has fewer than ``n / beta`` vertices (Beamer's
+heuristic, alpha = 15, beta = 18 in ``config``). ``variant="top-down"``: top-down levels only
+(on the CPU the serial, work-efficient queue BFS).
+
+``stats["edges_traversed"]`` counts the arcs out of reached vertices (the Graph500 TEPS
+numerator, in arcs); ``stats["bottom_up_rounds"]`` the levels done bottom-up.
 
 Verification follows the Graph500 rules (see :func:`verify`).
 """
@@ -23,13 +30,26 @@ import time
 
 import numpy as np
 
+from gpugraph import config
 from gpugraph.algorithms.result import Result
 from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import launch_cuda_kernel, run_cpu_kernel
-from gpugraph.errors import EmptyGraphError, VertexIdError
+from gpugraph.errors import EmptyGraphError, InvalidParameterError, VertexIdError
+from gpugraph.ops import Frontier, advance
+
+VARIANTS = ("direction-optimizing", "top-down")
 
 
-def run(graph, source: int = 0) -> Result:
+def _discover(src, dst, depth, parent):
+    """Top-down edge: an unvisited destination takes the source as parent and joins the
+    frontier. Every source of a level is a valid parent, so concurrent writes are benign."""
+    if depth[dst] < 0:
+        parent[dst] = src
+        return True
+    return False
+
+
+def run(graph, source: int = 0, *, variant: str = "direction-optimizing") -> Result:
     """Run BFS from ``source`` (an internal vertex id) on the graph's backend.
 
     Parameters
@@ -38,12 +58,14 @@ def run(graph, source: int = 0) -> Result:
         A :class:`gpugraph.Graph` (directed graphs are traversed along out-edges).
     source:
         Internal id of the start vertex; use ``graph.to_internal(original_id)`` to convert.
+    variant:
+        ``"direction-optimizing"`` or ``"top-down"`` (module docstring).
 
     Returns
     -------
     Result
-        ``values``: ``depth``, ``parent``; ``stats``: ``rounds``, ``edges_traversed``,
-        ``seconds``.
+        ``values``: ``depth``, ``parent``; ``stats``: ``rounds``, ``bottom_up_rounds``,
+        ``edges_traversed``, ``seconds``.
 
     Raises
     ------
@@ -51,30 +73,36 @@ def run(graph, source: int = 0) -> Result:
         If the graph has no vertices.
     VertexIdError
         If ``source`` is not in ``[0, n)``.
+    InvalidParameterError
+        For an unknown variant.
     """
     n = graph.num_vertices
     if n == 0:
         raise EmptyGraphError("BFS needs at least one vertex; the graph is empty")
     if not 0 <= int(source) < n:
         raise VertexIdError(f"BFS source {source} is outside [0, {n - 1}]")
+    if variant not in VARIANTS:
+        raise InvalidParameterError(f"unknown BFS variant {variant!r}; use one of {', '.join(VARIANTS)}")
     backend = graph.backend
+    xp = backend.xp
     start = time.perf_counter()
-    if backend.is_cuda:
-        depth, parent, rounds, edges = _run_cuda(graph, int(source))
-    else:
-        depth = np.full(n, -1, dtype=np.int32)
-        parent = np.full(n, -1, dtype=np.int64)
-        rounds, edges = run_cpu_kernel(
-            _cpu().bfs_queue, graph.indptr, graph.indices, np.int64(source), depth, parent
-        )
+    with backend.activate():
+        depth = xp.full(n, -1, dtype=np.int32)
+        parent = xp.full(n, -1, dtype=np.int64)
+        if variant == "top-down" and not backend.is_cuda:
+            rounds, _ = run_cpu_kernel(_cpu().bfs_queue, graph.indptr, graph.indices, np.int64(source), depth, parent)
+            bottom_up_rounds = 0
+        else:
+            rounds, bottom_up_rounds = _levels(graph, int(source), depth, parent, variant == "direction-optimizing")
+        edges = int(graph.out_degree()[depth >= 0].sum())
     backend.synchronize()
-    seconds = time.perf_counter() - start
     return Result(
         "bfs",
         graph,
         {"depth": depth, "parent": parent},
-        {"rounds": int(rounds), "edges_traversed": int(edges), "seconds": seconds},
-        {"source": int(source)},
+        {"rounds": int(rounds), "bottom_up_rounds": int(bottom_up_rounds), "edges_traversed": edges,
+         "seconds": time.perf_counter() - start},
+        {"source": int(source), "variant": variant},
     )
 
 
@@ -84,38 +112,50 @@ def _cpu():
     return _bfs_cpu
 
 
-def _run_cuda(graph, source: int):
-    from gpugraph.algorithms import _bfs_cuda
-
-    backend = graph.backend
-    xp = backend.xp
+def _levels(graph, source: int, depth, parent, switch: bool) -> tuple[int, int]:
+    """Level-synchronous BFS on either backend; returns ``(rounds, bottom-up rounds)``."""
     n = graph.num_vertices
-    with backend.activate():
-        depth = xp.full(n, -1, dtype=np.int32)
-        parent = xp.full(n, -1, dtype=np.int64)
-        depth[source] = 0
-        parent[source] = source
-        frontier = xp.empty(n, dtype=graph.indices.dtype)
-        next_frontier = xp.empty(n, dtype=graph.indices.dtype)
-        frontier[0] = source
-        frontier_size = xp.ones(1, dtype=np.int64)
-        next_size = xp.zeros(1, dtype=np.int64)
-        size, level = 1, 0
-        while size:
-            launch_cuda_kernel(
-                _bfs_cuda.expand_frontier, backend, size,
-                graph.indptr, graph.indices, frontier, frontier_size, np.int32(level),
-                depth, parent, next_frontier, next_size,
-            )
-            size = int(next_size[0])  # the one device->host read per level
-            frontier, next_frontier = next_frontier, frontier
-            frontier_size[0] = size
-            next_size[0] = 0
-            level += 1
-        # Every reached vertex is expanded exactly once, so the edges scanned are the reached
-        # vertices' out-degrees: counted once here instead of with a reduction per level.
-        edges = int(xp.diff(graph.indptr)[depth >= 0].sum())
-    return depth, parent, level, edges
+    depth[source] = 0
+    parent[source] = source
+    out_degree = graph.out_degree()
+    frontier = Frontier.from_ids(graph, [source], check=False)
+    unexplored_edges = int(graph.num_arcs) - int(out_degree[source])
+    level, bottom_up_rounds, bottom_up = 0, 0, False
+    previous_size = 0
+    while frontier.size:
+        size = frontier.size
+        if switch:
+            if not bottom_up:
+                frontier_edges = int(out_degree[frontier.ids()].sum())
+                bottom_up = frontier_edges > unexplored_edges / config.BFS_ALPHA and size > previous_size
+            else:
+                bottom_up = not (size < n / config.BFS_BETA and size < previous_size)
+        previous_size = size
+        if bottom_up:
+            frontier = _bottom_up(graph, frontier, level, depth, parent)
+            bottom_up_rounds += 1
+        else:
+            frontier = advance(graph, frontier, _discover, bindings={"depth": depth, "parent": parent}, output="sparse")
+            if frontier.size:
+                depth[frontier.ids()] = level + 1
+        if switch and frontier.size:
+            unexplored_edges -= int(out_degree[frontier.ids()].sum())
+        level += 1
+    return level, bottom_up_rounds
+
+
+def _bottom_up(graph, frontier: Frontier, level: int, depth, parent) -> Frontier:
+    xp = graph.backend.xp
+    flags = frontier.flags()
+    next_flags = xp.zeros(graph.num_vertices, dtype=np.uint8)
+    args = (graph.in_indptr, graph.in_indices, flags, np.int32(level), depth, parent, next_flags)
+    if graph.backend.is_cuda:
+        from gpugraph.algorithms import _bfs_cuda
+
+        launch_cuda_kernel(_bfs_cuda.bottom_up_step, graph.backend, graph.num_vertices, *args)
+    else:
+        run_cpu_kernel(_cpu().bottom_up_step, *args)
+    return Frontier.from_flags(graph, next_flags)
 
 
 def verify(graph, result: Result) -> None:

@@ -29,14 +29,15 @@ DECORATORS = {
 }
 
 
-def launch(kernel, backend, threads: int, args: tuple, functions) -> None:
-    """Run a generated kernel on ``backend``.
+def launch(generated, backend, threads: int, args: tuple, functions) -> None:
+    """Run a generated kernel (:class:`gpugraph.codegen.GeneratedKernel`) on ``backend``.
 
     The CPU kernel's parallel loop is scheduled dynamically (``config.CPU_VERTEX_CHUNK``); the
     CUDA kernel gets ``threads`` threads. Compilation errors become a ProgramError naming one of
     the user ``functions``.
     """
     with compile_errors(*functions):
+        kernel = generated.specialize(args)
         if backend.is_cuda:
             launch_cuda_kernel(kernel, backend, threads, *args)
         else:

@@ -191,8 +191,9 @@ def test_compiled_kernels_are_cached_on_disk(tmp_path):
         from gpugraph import codegen
         from examples.emv_bfs import bfs
         bfs(gg.rmat(6, seed=1, device="cpu"), 0)
-        hits = sum(sum(k.stats.cache_hits.values()) for k in codegen._kernels.values())
-        misses = sum(sum(k.stats.cache_misses.values()) for k in codegen._kernels.values())
+        kernels = [d for k in codegen._kernels.values() for d in k._dispatchers.values()]
+        hits = sum(sum(d.stats.cache_hits.values()) for d in kernels)
+        misses = sum(sum(d.stats.cache_misses.values()) for d in kernels)
         print(hits, misses)
         """
         % str(__import__("pathlib").Path(__file__).resolve().parents[2])
