@@ -3,6 +3,7 @@
 Importing gpugraph has no side effects: no device is probed until a function is asked to use one.
 """
 
+from gpugraph.api import bfs, pagerank
 from gpugraph.backend import Backend, get_backend
 from gpugraph.errors import (
     ChecksumError,
@@ -45,6 +46,7 @@ __all__ = [
     "InvalidWeightError",
     "UnknownFormatError",
     "VertexIdError",
+    "bfs",
     "from_csr",
     "from_edge_list",
     "from_edges",
@@ -55,6 +57,7 @@ __all__ = [
     "gnm",
     "grid",
     "load",
+    "pagerank",
     "rmat",
     "save",
 ]

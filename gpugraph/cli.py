@@ -131,20 +131,31 @@ def _build_parser() -> argparse.ArgumentParser:
     grid.add_argument("-o", "--output", required=True)
     grid.set_defaults(handler=_cmd_generate, kind="grid")
 
-    from gpugraph.algorithms import ALGORITHMS
+    from gpugraph.algorithms.catalog import SPECS
 
     run = commands.add_parser("run", parents=[common, loading],
                               help="run an algorithm on a graph",
                               description="Run ALGO on INPUT (default: a built-in RMAT scale-18 "
-                                          "graph) and print a summary.")
-    run.add_argument("algorithm", choices=sorted(ALGORITHMS), help="algorithm to run")
+                                          "graph), print a summary, optionally write one line per "
+                                          "vertex (original id, value) sorted by id.")
+    run.add_argument("algorithm", choices=sorted(SPECS), help="algorithm to run")
     run.add_argument("input", nargs="?", default=DEFAULT_EXAMPLE,
                      help=f"graph file or example:rmatS / example:gridRxC (default {DEFAULT_EXAMPLE})")
-    run.add_argument("--source", type=int, default=None,
+    run.add_argument("--source-vertex", "--source", dest="source", type=int, default=None,
                      help="source vertex, as an original id of the input (default: first vertex "
                           "with an out-edge)")
     run.add_argument("--output", "-o", default=None,
-                     help="write per-vertex results (original id, values) as TSV")
+                     help="write one line per vertex: original id, value (sorted by id)")
+    run.add_argument("--output-format", choices=("tsv", "ldbc"), default="tsv",
+                     help="tsv: id<TAB>value; ldbc: LDBC Graphalytics output (id value, "
+                          "unreachable BFS = 9223372036854775807, SSSP = Infinity)")
+    added = set()
+    for spec in SPECS.values():
+        for option in spec.options:
+            if option.flags[0] not in added:
+                added.add(option.flags[0])
+                run.add_argument(*option.flags, dest=f"option_{option.keyword}", type=option.kind,
+                                 default=None, help=option.help)
     run.set_defaults(handler=_cmd_run)
     return parser
 
@@ -211,44 +222,69 @@ def _cmd_generate(args) -> int:
 
 
 def _cmd_run(args) -> int:
-    from gpugraph.algorithms import ALGORITHMS
+    from gpugraph.algorithms.catalog import SPECS
     from gpugraph.backend.kernels import compile_report, compile_seconds
 
+    spec = SPECS[args.algorithm]
+    parameters = _algorithm_options(args, spec)
     graph, load_seconds = _load(args)
-    module = ALGORITHMS[args.algorithm]
-    if args.source is not None:
-        source = int(graph.to_internal(args.source))
-    else:
-        with_edges = np.flatnonzero(np.diff(to_numpy(graph.indptr)) > 0)
-        source = int(with_edges[0]) if with_edges.size else 0
+    module = spec.load()
+    source = None
+    if spec.needs_source:
+        if args.source is not None:
+            source = int(graph.to_internal(args.source))
+        else:
+            with_edges = np.flatnonzero(np.diff(to_numpy(graph.indptr)) > 0)
+            source = int(with_edges[0]) if with_edges.size else 0
+        parameters["source"] = source
+    elif args.source is not None:
+        raise InvalidParameterError(f"{spec.name} takes no source vertex")
     compiled_before = compile_seconds()
-    result = module.run(graph, source=source)
+    result = module.run(graph, **parameters)
     cold_seconds = None
     if compile_seconds() > compiled_before:  # kernels compiled inside the run: time it again
         cold_seconds = result.stats["seconds"]
-        result = module.run(graph, source=source)
+        result = module.run(graph, **parameters)
     stats = result.stats
     print(f"{args.algorithm} on {graph!r}")
     print(f"  device        {graph.backend.device_description()}")
     print(f"  load          {load_seconds:.3f} s")
     for entry in compile_report():
         print(f"  first launch  {entry.kernel} [{entry.target}] {entry.seconds:.3f} s (compile or cache load)")
-    print(f"  source        {int(graph.to_original([source])[0])} (original id)")
+    if source is not None:
+        print(f"  source        {int(graph.to_original([source])[0])} (original id)")
     if cold_seconds is not None:
         print(f"  first run     {cold_seconds:.4f} s (includes compilation; timed again below)")
     print(f"  run           {stats['seconds']:.4f} s")
     for key, value in stats.items():
         if key != "seconds":
-            print(f"  {key:<13} {value:,}")
+            print(f"  {key:<13} {value:,}" if isinstance(value, (int, float)) and not isinstance(value, bool) else f"  {key:<13} {value}")
     if "edges_traversed" in stats and stats["seconds"] > 0:
         print(f"  throughput    {stats['edges_traversed'] / stats['seconds'] / 1e6:,.1f} M edges/s")
     reached = int(np.count_nonzero(result.to_numpy("depth") >= 0)) if "depth" in result.values else None
     if reached is not None:
         print(f"  reached       {reached:,} of {graph.num_vertices:,} vertices")
     if args.output:
-        _write_result(result, args.output)
-        print(f"  wrote         {args.output}")
+        _write_result(result, spec, args.output, args.output_format)
+        print(f"  wrote         {args.output} ({args.output_format})")
     return 0
+
+
+def _algorithm_options(args, spec) -> dict:
+    """The ``run`` keywords the user set, refusing options of other algorithms."""
+    from gpugraph.algorithms.catalog import SPECS
+
+    own = {option.keyword for option in spec.options}
+    parameters = {}
+    for other in SPECS.values():
+        for option in other.options:
+            value = getattr(args, f"option_{option.keyword}", None)
+            if value is None:
+                continue
+            if option.keyword not in own:
+                raise InvalidParameterError(f"{option.flags[0]} does not apply to {spec.name}")
+            parameters[option.keyword] = value
+    return parameters
 
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -286,25 +322,23 @@ def _load(args):
     return graph, time.perf_counter() - start
 
 
-def _write_result(result, path: str) -> None:
+def _write_result(result, spec, path: str, output_format: str) -> None:
+    """One line per vertex, sorted by original id: ``id<TAB>value`` or LDBC's ``id value``."""
+    from gpugraph.algorithms.catalog import format_ldbc
     from gpugraph.io._atomic import atomic_output
 
     graph = result.graph
     ids = graph.to_original(np.arange(graph.num_vertices))
-    names = list(result.values)
-    columns = [ids] + [result.to_numpy(name) for name in names]
-    # Parent-like columns hold vertex ids: report them as original ids too.
-    for position, name in enumerate(names, start=1):
-        if name == "parent":
-            parent = columns[position]
-            mapped = np.full(parent.shape, -1, dtype=np.int64)
-            reached = parent >= 0
-            mapped[reached] = graph.to_original(parent[reached])
-            columns[position] = mapped
+    values = result.to_numpy(spec.value)
+    order = np.argsort(ids, kind="stable")
+    ids, values = ids[order], values[order]
     with atomic_output(path, mode="w") as handle:
-        handle.write("# vertex\t" + "\t".join(names) + "\n")
-        formats = ["%d" if column.dtype.kind in "iub" else "%.17g" for column in columns]
-        np.savetxt(handle, np.column_stack(columns), fmt=formats, delimiter="\t")
+        if output_format == "ldbc":
+            texts = format_ldbc(spec.ldbc_format, values)
+            handle.writelines(f"{vertex} {text}\n" for vertex, text in zip(ids.tolist(), texts))
+        else:
+            fmt = "%d" if values.dtype.kind in "iub" else "%.17g"
+            np.savetxt(handle, np.column_stack([ids, values]), fmt=["%d", fmt], delimiter="\t")
 
 
 def _id_description(graph) -> str:

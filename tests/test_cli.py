@@ -39,9 +39,32 @@ def test_run_writes_results_with_original_ids(capsys, tmp_path):
     output = tmp_path / "out.tsv"
     code, _, err = run_cli(capsys, "run", "bfs", str(edges), "--source", "10", "-o", str(output), "--device", "cpu")
     assert code == 0, err
+    assert output.read_text().splitlines() == ["10\t0", "20\t1", "30\t2"]
+
+
+def test_run_writes_ldbc_output(capsys, tmp_path):
+    edges = tmp_path / "g.txt"
+    edges.write_text("10 20\n20 30\n40 10\n")
+    output = tmp_path / "out.txt"
+    code, _, err = run_cli(capsys, "run", "bfs", str(edges), "--source-vertex", "10", "-o", str(output),
+                           "--output-format", "ldbc", "--device", "cpu")
+    assert code == 0, err
+    assert output.read_text().splitlines() == ["10 0", "20 1", "30 2", "40 9223372036854775807"]
+    code, _, err = run_cli(capsys, "run", "pagerank", str(edges), "--damping-factor", "0.85", "--num-iterations", "3",
+                           "-o", str(output), "--output-format", "ldbc", "--device", "cpu")
+    assert code == 0, err
     lines = output.read_text().splitlines()
-    assert lines[0] == "# vertex\tdepth\tparent"
-    assert lines[1:] == ["10\t0\t10", "20\t1\t10", "30\t2\t20"]
+    assert [line.split()[0] for line in lines] == ["10", "20", "30", "40"]
+    assert abs(sum(float(line.split()[1]) for line in lines) - 1.0) < 1e-12
+
+
+def test_run_refuses_options_of_other_algorithms(capsys, tmp_path):
+    edges = tmp_path / "g.txt"
+    edges.write_text("1 2\n")
+    code, _, err = run_cli(capsys, "run", "bfs", str(edges), "--damping-factor", "0.5", "--device", "cpu")
+    assert code != 0 and "--damping-factor does not apply to bfs" in err
+    code, _, err = run_cli(capsys, "run", "pagerank", str(edges), "--source", "1", "--device", "cpu")
+    assert code != 0 and "takes no source" in err
 
 
 def test_unknown_source_is_one_line_error(capsys, tmp_path):

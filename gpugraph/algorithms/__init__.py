@@ -1,11 +1,9 @@
 """The algorithm library. Each module has ``run(graph, ...) -> Result`` and ``verify``.
 
-``ALGORITHMS`` maps the names the CLI accepts to their modules.
+:mod:`gpugraph.algorithms.catalog` lists them for the command line; :mod:`gpugraph.api` gives
+them top-level names (``gpugraph.bfs``, ``gpugraph.pagerank``, ...) that take original vertex ids.
 """
 
-from gpugraph.algorithms import bfs
 from gpugraph.algorithms.result import Result
 
-ALGORITHMS = {"bfs": bfs}
-
-__all__ = ["ALGORITHMS", "Result", "bfs"]
+__all__ = ["Result"]

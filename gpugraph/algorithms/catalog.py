@@ -1,0 +1,108 @@
+"""What the command line and the top-level API know about each algorithm.
+
+An :class:`AlgorithmSpec` names the module, whether a source vertex is needed, the per-vertex
+value written to output files, the options (with LDBC Graphalytics names where they exist) and
+how the value is written in LDBC Graphalytics output files.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: LDBC Graphalytics writes unreachable BFS depths as the largest 64-bit integer.
+LDBC_UNREACHABLE_DEPTH = 9223372036854775807
+
+
+@dataclass(frozen=True)
+class Option:
+    """One algorithm option on the command line.
+
+    Attributes
+    ----------
+    flags:
+        Command-line spellings, LDBC Graphalytics' name first where it has one.
+    keyword:
+        The ``run`` keyword it sets.
+    kind:
+        ``int``, ``float`` or ``str``.
+    help:
+        One line of help.
+    """
+
+    flags: tuple
+    keyword: str
+    kind: type
+    help: str
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """An algorithm as the CLI and API see it.
+
+    Attributes
+    ----------
+    name:
+        CLI name (``gpugraph run NAME``).
+    module:
+        Module path holding ``run`` and ``verify``.
+    value:
+        The per-vertex value written to output files.
+    needs_source:
+        Whether ``run`` takes a ``source`` vertex.
+    options:
+        Further options.
+    ldbc_format:
+        How one value is written in LDBC Graphalytics output (``"int"``, ``"float"``,
+        ``"depth"`` for BFS, ``"distance"`` for SSSP).
+    """
+
+    name: str
+    module: str
+    value: str
+    needs_source: bool = False
+    options: tuple = field(default_factory=tuple)
+    ldbc_format: str = "float"
+
+    def load(self):
+        """The algorithm module."""
+        return importlib.import_module(self.module)
+
+
+_ITERATIONS = Option(("--max-iterations",), "max_iterations", int, "iteration limit")
+
+SPECS = {
+    spec.name: spec
+    for spec in (
+        AlgorithmSpec(
+            "bfs", "gpugraph.algorithms.bfs", "depth", needs_source=True, ldbc_format="depth",
+            options=(Option(("--variant",), "variant", str, "direction-optimizing (default) or top-down"),),
+        ),
+        AlgorithmSpec(
+            "pagerank", "gpugraph.algorithms.pagerank", "rank",
+            options=(
+                Option(("--damping-factor", "--damping"), "damping", float, "damping factor (default 0.85)"),
+                Option(("--num-iterations",), "iterations", int, "exactly this many iterations (LDBC)"),
+                _ITERATIONS,
+                Option(("--tolerance", "--tol"), "tol", float, "L1 tolerance per vertex (default 1e-6)"),
+                Option(("--variant",), "variant", str, "pull (default) or push"),
+            ),
+        ),
+    )
+}
+
+
+def format_ldbc(kind: str, values: np.ndarray) -> list[str]:
+    """The LDBC Graphalytics text of each value.
+
+    BFS depths: integers, unreachable as 9223372036854775807. SSSP distances: shortest exact
+    decimal, unreachable as ``Infinity``. Other integers as integers, floats as the shortest
+    text that reads back exactly.
+    """
+    if kind == "depth":
+        return [str(LDBC_UNREACHABLE_DEPTH) if value < 0 else str(int(value)) for value in values.tolist()]
+    if kind == "int":
+        return [str(int(value)) for value in values.tolist()]
+    return ["Infinity" if value == np.inf else repr(float(value)) for value in values.tolist()]

@@ -1,0 +1,67 @@
+"""Top-level algorithm functions: ``gpugraph.bfs(G, source)``, ``gpugraph.pagerank(G)``, ...
+
+They take vertex ids as the input file has them (original ids) and return a
+:class:`~gpugraph.algorithms.result.Result`: arrays indexed like the graph (``result["rank"]``,
+``result.to_numpy("rank")``), values keyed by original id (``result.by_original_id("rank")``)
+and counters (``result.stats``: rounds, updates, seconds). Each runs on the graph's device.
+"""
+
+from __future__ import annotations
+
+from gpugraph.algorithms.result import Result
+
+
+def _internal(graph, vertex) -> int:
+    return int(graph.to_internal([vertex])[0])
+
+
+def bfs(graph, source, *, variant: str = "direction-optimizing") -> Result:
+    """Breadth-first search from ``source`` (original id): ``depth`` and ``parent``.
+
+    See :func:`gpugraph.algorithms.bfs.run` for the variants and encodings.
+
+    Raises
+    ------
+    VertexIdError
+        If ``source`` is not a vertex of the graph.
+    EmptyGraphError
+        If the graph has no vertices.
+    """
+    from gpugraph.algorithms import bfs as module
+
+    result = module.run(graph, _internal(graph, source), variant=variant)
+    result.values["parent"] = _parents_as_original(graph, result.values["parent"])
+    return result
+
+
+def _parents_as_original(graph, parent):
+    """Parent ids in the input's numbering (-1 stays -1)."""
+    if graph.original_ids is None and graph.id_offset == 0:
+        return parent
+    from gpugraph.backend import to_numpy
+
+    host = to_numpy(parent)
+    mapped = host.copy()
+    reached = host >= 0
+    mapped[reached] = graph.to_original(host[reached])
+    return graph.backend.asarray(mapped)
+
+
+def pagerank(graph, damping: float = 0.85, tol: float = 1e-6, max_iterations: int = 100, *,
+             iterations: int | None = None, personalization=None, variant: str = "pull") -> Result:
+    """PageRank with NetworkX's meaning (or LDBC's with ``iterations=``): ``rank``.
+
+    ``personalization`` may be a dict keyed by original ids. See
+    :func:`gpugraph.algorithms.pagerank.run`.
+
+    Raises
+    ------
+    InvalidParameterError
+        For parameters out of range.
+    EmptyGraphError
+        If the graph has no vertices.
+    """
+    from gpugraph.algorithms import pagerank as module
+
+    return module.run(graph, damping, tol, max_iterations, iterations=iterations,
+                      personalization=personalization, variant=variant)

@@ -1,0 +1,22 @@
+"""Top-level algorithm functions take original ids and return Results keyed back to them."""
+
+import numpy as np
+import pytest
+
+import gpugraph as gg
+
+
+def test_bfs_by_original_ids():
+    graph = gg.from_edges([10, 20, 40], [20, 30, 10], num_vertices=None, device="cpu")
+    result = gg.bfs(graph, 10)
+    assert result.by_original_id("depth") == {10: 0, 20: 1, 30: 2, 40: -1}
+    assert result.by_original_id("parent") == {10: 10, 20: 10, 30: 20, 40: -1}
+    with pytest.raises(gg.VertexIdError):
+        gg.bfs(graph, 99)
+
+
+def test_pagerank_top_level():
+    graph = gg.gnm(50, 300, seed=1, device="cpu")
+    result = gg.pagerank(graph, personalization={0: 1.0})
+    assert result.stats["converged"] and abs(result.to_numpy("rank").sum() - 1) < 1e-9
+    assert np.argmax(result.to_numpy("rank")) == 0 or result.to_numpy("rank")[0] > 1 / 50
