@@ -3,7 +3,7 @@
 Importing gpugraph has no side effects: no device is probed until a function is asked to use one.
 """
 
-from gpugraph.api import bfs, pagerank
+from gpugraph.api import adsorption, bfs, matching, pagerank
 from gpugraph.backend import Backend, get_backend
 from gpugraph.errors import (
     ChecksumError,
@@ -46,6 +46,7 @@ __all__ = [
     "InvalidWeightError",
     "UnknownFormatError",
     "VertexIdError",
+    "adsorption",
     "bfs",
     "from_csr",
     "from_edge_list",
@@ -57,6 +58,7 @@ __all__ = [
     "gnm",
     "grid",
     "load",
+    "matching",
     "pagerank",
     "rmat",
     "save",

@@ -35,7 +35,7 @@ def bfs(graph, source, *, variant: str = "direction-optimizing") -> Result:
 
 
 def _parents_as_original(graph, parent):
-    """Parent ids in the input's numbering (-1 stays -1)."""
+    """Vertex ids (parents, partners) in the input's numbering (-1 stays -1)."""
     if graph.original_ids is None and graph.id_offset == 0:
         return parent
     from gpugraph.backend import to_numpy
@@ -65,3 +65,51 @@ def pagerank(graph, damping: float = 0.85, tol: float = 1e-6, max_iterations: in
 
     return module.run(graph, damping, tol, max_iterations, iterations=iterations,
                       personalization=personalization, variant=variant)
+
+
+def adsorption(graph, injection=None, p_inject: float = 0.25, p_continue: float = 0.5, tol: float = 1e-8,
+               max_iterations: int = 1000) -> Result:
+    """Adsorption label propagation (DiGraph's benchmark form): ``score``.
+
+    ``injection`` may be a dict ``{original id: label}``; see
+    :func:`gpugraph.algorithms.adsorption.run`.
+
+    Raises
+    ------
+    InvalidParameterError
+        For probabilities out of range or a malformed injection.
+    InvalidWeightError
+        For negative or NaN weights.
+    """
+    from gpugraph.algorithms import adsorption as module
+
+    return module.run(graph, _per_vertex(graph, injection), p_inject, p_continue, tol, max_iterations)
+
+
+def matching(graph, side=None, seed: int = 0) -> Result:
+    """Maximal bipartite matching: ``match`` holds each vertex's partner as an original id.
+
+    ``side`` may be a dict ``{original id: 0 or 1}``; see :func:`gpugraph.algorithms.matching.run`.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the graph is directed or not bipartite.
+    """
+    from gpugraph.algorithms import matching as module
+
+    result = module.run(graph, _per_vertex(graph, side), seed)
+    result.values["match"] = _parents_as_original(graph, result.values["match"])
+    return result
+
+
+def _per_vertex(graph, values):
+    """A dict keyed by original id becomes an array in internal order (missing vertices 0)."""
+    if not isinstance(values, dict):
+        return values
+    import numpy as np
+
+    array = np.zeros(graph.num_vertices)
+    if values:
+        array[graph.to_internal(np.fromiter(values.keys(), dtype=np.int64))] = list(values.values())
+    return array

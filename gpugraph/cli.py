@@ -330,6 +330,10 @@ def _write_result(result, spec, path: str, output_format: str) -> None:
     graph = result.graph
     ids = graph.to_original(np.arange(graph.num_vertices))
     values = result.to_numpy(spec.value)
+    if spec.value_is_vertex:
+        mapped = np.full(values.shape, -1, dtype=np.int64)
+        mapped[values >= 0] = graph.to_original(values[values >= 0])
+        values = mapped
     order = np.argsort(ids, kind="stable")
     ids, values = ids[order], values[order]
     with atomic_output(path, mode="w") as handle:

@@ -20,3 +20,13 @@ def test_pagerank_top_level():
     result = gg.pagerank(graph, personalization={0: 1.0})
     assert result.stats["converged"] and abs(result.to_numpy("rank").sum() - 1) < 1e-9
     assert np.argmax(result.to_numpy("rank")) == 0 or result.to_numpy("rank")[0] > 1 / 50
+
+
+def test_matching_and_adsorption_top_level(tmp_path):
+    graph = gg.from_edges([10, 10, 30], [20, 40, 40], num_vertices=None, directed=False, device="cpu")
+    result = gg.matching(graph, side={10: 0, 30: 0, 20: 1, 40: 1})
+    pairs = result.by_original_id("match")
+    assert all(pairs[pairs[v]] == v for v in pairs if pairs[v] >= 0)
+    assert pairs[10] in (20, 40) and (pairs[30] == 40 or pairs[10] == 40)  # maximal
+    scores = gg.adsorption(graph, injection={10: 1.0}).by_original_id("score")
+    assert scores[10] == max(scores.values())

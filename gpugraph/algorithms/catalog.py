@@ -57,6 +57,8 @@ class AlgorithmSpec:
     ldbc_format:
         How one value is written in LDBC Graphalytics output (``"int"``, ``"float"``,
         ``"depth"`` for BFS, ``"distance"`` for SSSP).
+    value_is_vertex:
+        The value is a vertex id (a partner, a parent): written as the original id.
     """
 
     name: str
@@ -65,6 +67,7 @@ class AlgorithmSpec:
     needs_source: bool = False
     options: tuple = field(default_factory=tuple)
     ldbc_format: str = "float"
+    value_is_vertex: bool = False
 
     def load(self):
         """The algorithm module."""
@@ -72,6 +75,7 @@ class AlgorithmSpec:
 
 
 _ITERATIONS = Option(("--max-iterations",), "max_iterations", int, "iteration limit")
+_TOLERANCE = Option(("--tolerance", "--tol"), "tol", float, "L1 tolerance per vertex")
 
 SPECS = {
     spec.name: spec
@@ -86,9 +90,22 @@ SPECS = {
                 Option(("--damping-factor", "--damping"), "damping", float, "damping factor (default 0.85)"),
                 Option(("--num-iterations",), "iterations", int, "exactly this many iterations (LDBC)"),
                 _ITERATIONS,
-                Option(("--tolerance", "--tol"), "tol", float, "L1 tolerance per vertex (default 1e-6)"),
+                _TOLERANCE,
                 Option(("--variant",), "variant", str, "pull (default) or push"),
             ),
+        ),
+        AlgorithmSpec(
+            "adsorption", "gpugraph.algorithms.adsorption", "score",
+            options=(
+                Option(("--p-inject",), "p_inject", float, "injection probability (default 0.25)"),
+                Option(("--p-continue",), "p_continue", float, "continuation probability (default 0.5)"),
+                _ITERATIONS,
+                _TOLERANCE,
+            ),
+        ),
+        AlgorithmSpec(
+            "matching", "gpugraph.algorithms.matching", "match", ldbc_format="int", value_is_vertex=True,
+            options=(Option(("--seed",), "seed", int, "seed of the proposal priorities"),),
         ),
     )
 }
