@@ -312,10 +312,9 @@ class GeneratedKernel:
     """Generated kernel source, compiled once per argument types into its own cached module.
 
     One file (and so one Numba cache index) per argument-type signature: processes that compile
-    different signatures of the same source at the same time never share a cache index. (Numba
-    numbers the compiled versions in an index per file; two processes adding versions at once
-    can give one number to two signatures, and a later process then loads the wrong machine
-    code — seen with concurrent test runs.)
+    different signatures of the same source at the same time never share a cache index (Numba
+    numbers the compiled versions in one index per file, and two processes adding versions at
+    once could give one number to two signatures).
     """
 
     def __init__(self, name: str, source: str, target: str, functions: dict, key: str):

@@ -82,6 +82,10 @@ CPU_EDGE_CHUNK = 4096
 #: CPU vertex loops hand out vertices to cores in dynamic chunks of this many, so a run of
 #: high-degree vertices does not stall one core.
 CPU_VERTEX_CHUNK = 256
+#: Generated CPU kernels run as this many chunks per core on a thread pool: enough that a
+#: chunk holding hubs does not leave the other cores idle, few enough that submitting costs
+#: nothing next to the work.
+CPU_CHUNKS_PER_CORE = 8
 #: Default advance strategy: a frontier whose largest out-degree exceeds this many times its mean
 #: is "skewed" and gets the edge-balanced strategy; flat frontiers (road networks) get one thread
 #: per vertex, which needs no prefix sum.

@@ -53,7 +53,7 @@ from gpugraph.model._state import (
     RESERVED, RunnableProgram, aggregate_values, check_unique, parse_aggregates, parse_record, prepare_run,
 )
 from gpugraph.ops import Frontier, advance, default_identity, segmented_reduce, vertex_map
-from gpugraph.ops._parts import DECORATORS, Call, launch
+from gpugraph.ops._parts import CPU_RANGE, DECORATORS, Call, launch
 
 MAX_ITERATIONS = 2**31 - 1
 
@@ -341,14 +341,15 @@ class _State:
         count = graph.num_vertices if full else int(ids.size)
         if count == 0:
             return
-        loop = "for i in numba.prange(count):\n" if target == "cpu" else (
+        loop = "for i in range(first, last):\n" if target == "cpu" else (
             "i = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x\nif i < count:\n")
         body = (f"v = {'np.int64(i)' if full else 'np.int64(frontier[i])'}\n"
                 f"for k in range(in_indptr[v], in_indptr[v + 1]):\n"
                 f"    result = {call.expression('user')}\n" + textwrap.indent(stores, "    ") + "\n")
         decorator = DECORATORS[target]
         parameters = "".join(f", message_{i}" for i in range(len(fields)))
-        source = (f"{decorator}\ndef kernel(frontier, count, in_indptr, in_indices{parameters}{call.parameters}):\n"
+        prefix = CPU_RANGE if target == "cpu" else ""
+        source = (f"{decorator}\ndef kernel({prefix}frontier, count, in_indptr, in_indices{parameters}{call.parameters}):\n"
                   + textwrap.indent(loop + textwrap.indent(body, "    "), "    "))
         kernel = build_kernel("emv_message", source, target, {"user": call.function})
         args = (ids, np.int64(count), graph.in_indptr, graph.in_indices, *self.buffers.values(), *call.values)

@@ -10,39 +10,64 @@ array, a constant). Bindings become extra kernel arguments named ``bound_<name>`
 
 from __future__ import annotations
 
+import concurrent.futures
+import os
 import re
 import textwrap
 
 import numpy as np
 
 from gpugraph import config
-from gpugraph.backend.kernels import dynamic_schedule, launch_cuda_kernel, run_cpu_kernel
+from gpugraph.backend.kernels import launch_cuda_kernel, run_cpu_kernel
 from gpugraph.codegen import UserFunction, compile_errors
 from gpugraph.errors import InvalidParameterError
 from gpugraph.ops.frontier import Frontier
 
 
-#: Decorator line of a generated kernel, per target.
+#: Decorator line of a generated kernel, per target. CPU kernels are serial, GIL-free loops over
+#: ``range(first, last)`` that :func:`launch` runs on chunks from a thread pool: Numba's
+#: ``prange`` lost the array writes of user functions in some loop shapes (a call whose
+#: argument is a cast of the loop index was hoisted out of the loop; a cached parallel kernel
+#: dropped a callee's writes on reload — reproduced with numba 0.68.1), and serial loops do not.
 DECORATORS = {
-    "cpu": "@numba.njit(parallel=True, cache=True, nogil=True)",
+    "cpu": "@numba.njit(cache=True, nogil=True)",
     "cuda": "@cuda.jit(cache=True)",
 }
+#: The parameters CPU kernels take before their arguments.
+CPU_RANGE = "first, last, "
+_pool = None
 
 
-def launch(generated, backend, threads: int, args: tuple, functions) -> None:
-    """Run a generated kernel (:class:`gpugraph.codegen.GeneratedKernel`) on ``backend``.
+def launch(generated, backend, items: int, args: tuple, functions) -> None:
+    """Run a generated kernel (:class:`gpugraph.codegen.GeneratedKernel`) over ``items``.
 
-    The CPU kernel's parallel loop is scheduled dynamically (``config.CPU_VERTEX_CHUNK``); the
-    CUDA kernel gets ``threads`` threads. Compilation errors become a ProgramError naming one of
-    the user ``functions``.
+    A CUDA kernel gets one thread per item. A CPU kernel runs its loop over chunks of the items
+    on a pool of threads (one per core; the kernels release the GIL), the first chunk alone so
+    that compilation happens once. Compilation errors become a ProgramError naming one of the
+    user ``functions``.
     """
     with compile_errors(*functions):
         kernel = generated.specialize(args)
         if backend.is_cuda:
-            launch_cuda_kernel(kernel, backend, threads, *args)
-        else:
-            with dynamic_schedule(config.CPU_VERTEX_CHUNK):
-                run_cpu_kernel(kernel, *args)
+            launch_cuda_kernel(kernel, backend, items, *args)
+            return
+        bounds = _chunks(items)
+        first, last = bounds[0]
+        run_cpu_kernel(kernel, np.int64(first), np.int64(last), *args)
+        if len(bounds) > 1:
+            global _pool
+            if _pool is None:
+                _pool = concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+            futures = [_pool.submit(kernel, np.int64(a), np.int64(b), *args) for a, b in bounds[1:]]
+            for future in futures:
+                future.result()
+
+
+def _chunks(items: int) -> list[tuple[int, int]]:
+    """Split ``range(items)`` into about ``config.CPU_CHUNKS_PER_CORE`` chunks per core."""
+    pieces = max(1, min(items, (os.cpu_count() or 1) * config.CPU_CHUNKS_PER_CORE))
+    edges = np.linspace(0, items, pieces + 1).astype(np.int64)
+    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a] or [(0, 0)]
 
 
 def numba_type(value):

@@ -36,7 +36,7 @@ import numpy as np
 from gpugraph import config
 from gpugraph.codegen import build_kernel
 from gpugraph.errors import InvalidParameterError, ProgramError
-from gpugraph.ops._parts import DECORATORS, Call, KernelOutputs, fill_template, launch, mark_source
+from gpugraph.ops._parts import CPU_RANGE, DECORATORS, Call, KernelOutputs, fill_template, launch, mark_source
 from gpugraph.ops.frontier import Frontier
 
 STRATEGIES = ("auto", "thread", "twc", "edge")
@@ -133,7 +133,7 @@ def advance(
                 *shared, piece_ids, offsets, np.int64(piece_count), np.int64(total), rid,
                 *outputs.arguments, *messages, *call.values,
             )
-            launch(kernel, backend, _threads(piece_strategy, piece_count, total, backend), args, [call.function])
+            launch(kernel, backend, _items(target, piece_strategy, piece_count, total, backend), args, [call.function])
         if counters is not None:
             edges = graph.num_arcs if full else int(degrees.sum())
             counters["edges_traversed"] = counters.get("edges_traversed", 0) + edges
@@ -223,7 +223,10 @@ def _offsets(graph, strategy, full, ids, degrees):
     return offsets, int(offsets[-1])
 
 
-def _threads(strategy: str, count: int, total: int, backend) -> int:
+def _items(target: str, strategy: str, count: int, total: int, backend) -> int:
+    """Work items of a launch: CUDA threads, or CPU loop iterations (vertices or edge chunks)."""
+    if target == "cpu":
+        return -(-total // config.CPU_EDGE_CHUNK) if strategy == "edge" else count
     if strategy == "edge":
         return -(-total // config.EDGE_BALANCED_EDGES_PER_THREAD)
     if strategy == "warp":
@@ -236,17 +239,16 @@ def _threads(strategy: str, count: int, total: int, backend) -> int:
 # --- kernel source -------------------------------------------------------------------------------
 _LOOPS = {
     ("cpu", "thread"): """\
-for i in numba.prange(count):
+for i in range(first, last):
     src = {source}
     for edge in range(indptr[src], indptr[src + 1]):
 {body:8}""",
     ("cpu", "edge"): """\
-chunks = (total + {edge_chunk} - 1) // {edge_chunk}
-for chunk in numba.prange(chunks):
-    first = chunk * {edge_chunk}
-    last = min(first + {edge_chunk}, total)
-    i = np.searchsorted(offsets, first, side="right") - 1
-    for position in range(first, last):
+for chunk in range(first, last):
+    begin = chunk * {edge_chunk}
+    end = min(begin + {edge_chunk}, total)
+    i = np.searchsorted(offsets, begin, side="right") - 1
+    for position in range(begin, end):
         while offsets[i + 1] <= position:
             i += 1
         src = {source}
@@ -311,7 +313,7 @@ def _kernel(call: Call, target: str, strategy: str, full: bool, weighted: bool, 
     message_parameters = "".join(f", message_{k}" for k in range(fields))
     decorator = DECORATORS[target]
     source = (
-        f"{decorator}\ndef kernel({_SIGNATURE}{message_parameters}{call.parameters}):\n"
+        f"{decorator}\ndef kernel({CPU_RANGE if target == 'cpu' else ''}{_SIGNATURE}{message_parameters}{call.parameters}):\n"
         + textwrap.indent(loop, "    ")
         + "\n"
     )

@@ -28,7 +28,7 @@ from gpugraph import config
 from gpugraph.backend import get_backend
 from gpugraph.codegen import UserFunction, build_kernel
 from gpugraph.errors import InvalidParameterError, ProgramError
-from gpugraph.ops._parts import DECORATORS, Call, fill_template, launch
+from gpugraph.ops._parts import CPU_RANGE, DECORATORS, Call, fill_template, launch
 from gpugraph.ops.frontier import Frontier
 
 STRATEGIES = ("auto", "thread", "warp", "block")
@@ -224,8 +224,8 @@ def _reduce(backend, offsets, segments, num_segments, combine, identity, dtype, 
         piece_count = count if piece is None else int(piece.size)
         kernel = _kernel(target, piece_strategy, piece_full, item, combiner, dtype, functions, call)
         args = (offsets, piece if piece is not None else offsets[:0], np.int64(piece_count), identity, out, *arrays, *values)
-        threads = piece_count * {"thread": 1, "warp": config.WARP_SIZE, "block": backend.threads_per_block()}[piece_strategy]
-        launch(kernel, backend, threads, args, functions.values())
+        per_item = {"thread": 1, "warp": config.WARP_SIZE, "block": backend.threads_per_block()}[piece_strategy]
+        launch(kernel, backend, piece_count * (per_item if target == "cuda" else 1), args, functions.values())
     if counters is not None:
         lengths = xp.diff(offsets) if full else offsets[segments + 1] - offsets[segments]
         counters["edges_traversed"] = counters.get("edges_traversed", 0) + int(lengths.sum())
@@ -275,7 +275,7 @@ def _pieces(backend, strategy, target, offsets, segments, full):
 
 _LOOPS = {
     ("cpu", "thread"): """\
-for i in numba.prange(count):
+for i in range(first, last):
     s = {segment}
     acc = identity
     for k in range(offsets[s], offsets[s + 1]):
@@ -353,5 +353,6 @@ def _kernel(target, strategy, full, item, combiner, dtype, functions, call):
     )
     decorator = DECORATORS[target]
     parameters = call.parameters if call is not None else ""
-    source = f"{decorator}\ndef kernel({_SIGNATURE}{parameters}):\n" + textwrap.indent(loop, "    ") + "\n"
+    prefix = CPU_RANGE if target == "cpu" else ""
+    source = f"{decorator}\ndef kernel({prefix}{_SIGNATURE}{parameters}):\n" + textwrap.indent(loop, "    ") + "\n"
     return build_kernel(f"reduce_{strategy}", source, target, functions)

@@ -18,11 +18,11 @@ import numpy as np
 
 from gpugraph.codegen import UserFunction, build_kernel
 from gpugraph.errors import InvalidParameterError, ProgramError
-from gpugraph.ops._parts import DECORATORS, Call, KernelOutputs, launch, mark_source
+from gpugraph.ops._parts import CPU_RANGE, DECORATORS, Call, KernelOutputs, launch, mark_source
 from gpugraph.ops.frontier import Frontier
 
 _LOOP = {
-    "cpu": "for i in numba.prange(count):\n",
+    "cpu": "for i in range(first, last):\n",
     "cuda": "i = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x\nif i < count:\n",
 }
 
@@ -105,7 +105,7 @@ def vertex_map(
                 body += f"if result:\n{textwrap.indent(mark, '    ')}\n"
             decorator = DECORATORS[target]
             source = (
-                f"{decorator}\ndef kernel(frontier, count, out, {KernelOutputs.PARAMETERS}{call.parameters}):\n"
+                f"{decorator}\ndef kernel({CPU_RANGE if target == 'cpu' else ''}frontier, count, out, {KernelOutputs.PARAMETERS}{call.parameters}):\n"
                 + textwrap.indent(_LOOP[target] + textwrap.indent(body, "    "), "    ")
             )
             kernel = build_kernel("vertex_map", source, target, {"user": call.function})
