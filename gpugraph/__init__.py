@@ -3,7 +3,7 @@
 Importing gpugraph has no side effects: no device is probed until a function is asked to use one.
 """
 
-from gpugraph.api import adsorption, bfs, matching, pagerank
+from gpugraph.api import adsorption, betweenness, bfs, cdlp, lcc, matching, pagerank, triangles
 from gpugraph.backend import Backend, get_backend
 from gpugraph.errors import (
     ChecksumError,
@@ -47,7 +47,9 @@ __all__ = [
     "UnknownFormatError",
     "VertexIdError",
     "adsorption",
+    "betweenness",
     "bfs",
+    "cdlp",
     "from_csr",
     "from_edge_list",
     "from_edges",
@@ -57,9 +59,11 @@ __all__ = [
     "get_backend",
     "gnm",
     "grid",
+    "lcc",
     "load",
     "matching",
     "pagerank",
     "rmat",
     "save",
+    "triangles",
 ]

@@ -113,3 +113,66 @@ def _per_vertex(graph, values):
     if values:
         array[graph.to_internal(np.fromiter(values.keys(), dtype=np.int64))] = list(values.values())
     return array
+
+
+def cdlp(graph, max_iterations: int = 10) -> Result:
+    """Community detection by label propagation (LDBC Graphalytics): ``label`` (original ids).
+
+    See :func:`gpugraph.algorithms.cdlp.run`.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a negative iteration count.
+    """
+    from gpugraph.algorithms import cdlp as module
+
+    return module.run(graph, max_iterations)
+
+
+def lcc(graph) -> Result:
+    """Local clustering coefficient (LDBC Graphalytics): ``lcc``.
+
+    See :func:`gpugraph.algorithms.lcc.run`.
+
+    Raises
+    ------
+    EmptyGraphError
+        If the graph has no vertices.
+    """
+    from gpugraph.algorithms import lcc as module
+
+    return module.run(graph)
+
+
+def triangles(graph) -> Result:
+    """Triangles through each vertex (``triangles``) and ``stats["total"]``, direction ignored.
+
+    See :func:`gpugraph.algorithms.triangles.run`.
+
+    Raises
+    ------
+    EmptyGraphError
+        If the graph has no vertices.
+    """
+    from gpugraph.algorithms import triangles as module
+
+    return module.run(graph)
+
+
+def betweenness(graph, sources=None, samples: int | None = None, seed: int = 0, normalized: bool = True) -> Result:
+    """Brandes betweenness centrality, exact or from sampled sources: ``betweenness``.
+
+    ``sources`` are original ids. See :func:`gpugraph.algorithms.betweenness.run`.
+
+    Raises
+    ------
+    InvalidParameterError
+        For both ``sources`` and ``samples``, or an invalid sample count.
+    VertexIdError
+        If a source is not a vertex.
+    """
+    from gpugraph.algorithms import betweenness as module
+
+    internal = None if sources is None else graph.to_internal(list(sources))
+    return module.run(graph, internal, samples, seed, normalized)

@@ -30,3 +30,22 @@ def test_matching_and_adsorption_top_level(tmp_path):
     assert pairs[10] in (20, 40) and (pairs[30] == 40 or pairs[10] == 40)  # maximal
     scores = gg.adsorption(graph, injection={10: 1.0}).by_original_id("score")
     assert scores[10] == max(scores.values())
+
+
+@pytest.mark.parametrize("name", ["cdlp", "lcc", "triangles", "betweenness", "pagerank", "adsorption", "bfs"])
+def test_every_algorithm_from_the_command_line(capsys, tmp_path, name):
+    from gpugraph.cli import main
+
+    output = tmp_path / "out.txt"
+    code = main(["run", name, "example:grid6x7", "--device", "cpu", "-o", str(output), "--output-format", "ldbc"])
+    assert code == 0, capsys.readouterr().err
+    lines = output.read_text().splitlines()
+    assert [int(line.split()[0]) for line in lines] == list(range(42))
+
+
+def test_triangles_lcc_cdlp_betweenness_top_level():
+    graph = gg.from_edges([1, 2, 3, 3], [2, 3, 1, 4], num_vertices=None, directed=False, device="cpu")
+    assert gg.triangles(graph).by_original_id("triangles") == {1: 1, 2: 1, 3: 1, 4: 0}
+    assert gg.lcc(graph).by_original_id("lcc")[1] == 1.0
+    assert set(gg.cdlp(graph).by_original_id("label")) == {1, 2, 3, 4}
+    assert gg.betweenness(graph, normalized=False).by_original_id("betweenness")[3] == 2.0

@@ -103,6 +103,16 @@ SPECS = {
                 _TOLERANCE,
             ),
         ),
+        AlgorithmSpec("cdlp", "gpugraph.algorithms.cdlp", "label", ldbc_format="int", options=(_ITERATIONS,)),
+        AlgorithmSpec("lcc", "gpugraph.algorithms.lcc", "lcc"),
+        AlgorithmSpec("triangles", "gpugraph.algorithms.triangles", "triangles", ldbc_format="int"),
+        AlgorithmSpec(
+            "betweenness", "gpugraph.algorithms.betweenness", "betweenness",
+            options=(
+                Option(("--samples",), "samples", int, "number of random sources (default: all)"),
+                Option(("--seed",), "seed", int, "seed of the sources drawn"),
+            ),
+        ),
         AlgorithmSpec(
             "matching", "gpugraph.algorithms.matching", "match", ldbc_format="int", value_is_vertex=True,
             options=(Option(("--seed",), "seed", int, "seed of the proposal priorities"),),
