@@ -3,7 +3,9 @@
 Importing gpugraph has no side effects: no device is probed until a function is asked to use one.
 """
 
-from gpugraph.api import adsorption, betweenness, bfs, cdlp, lcc, matching, pagerank, triangles
+from gpugraph.api import (
+    adsorption, betweenness, bfs, cdlp, kcore, lcc, matching, pagerank, scc, sssp, triangles, wcc,
+)
 from gpugraph.backend import Backend, get_backend
 from gpugraph.errors import (
     ChecksumError,
@@ -59,11 +61,15 @@ __all__ = [
     "get_backend",
     "gnm",
     "grid",
+    "kcore",
     "lcc",
     "load",
     "matching",
     "pagerank",
     "rmat",
     "save",
+    "scc",
+    "sssp",
     "triangles",
+    "wcc",
 ]

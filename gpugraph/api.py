@@ -176,3 +176,67 @@ def betweenness(graph, sources=None, samples: int | None = None, seed: int = 0, 
 
     internal = None if sources is None else graph.to_internal(list(sources))
     return module.run(graph, internal, samples, seed, normalized)
+
+
+def sssp(graph, source, *, delta: float | None = None) -> Result:
+    """Single-source shortest paths from ``source`` (original id): ``distance``, ``predecessor``.
+
+    See :func:`gpugraph.algorithms.sssp.run` (non-negative weights; unweighted = unit weights).
+
+    Raises
+    ------
+    InvalidWeightError
+        If a weight is negative or NaN.
+    VertexIdError
+        If ``source`` is not a vertex.
+    """
+    from gpugraph.algorithms import sssp as module
+
+    result = module.run(graph, _internal(graph, source), delta=delta)
+    result.values["predecessor"] = _parents_as_original(graph, result.values["predecessor"])
+    return result
+
+
+def wcc(graph) -> Result:
+    """Weakly connected components: ``component`` = smallest internal id in the component.
+
+    See :func:`gpugraph.algorithms.wcc.run`.
+
+    Raises
+    ------
+    EmptyGraphError
+        If the graph has no vertices.
+    """
+    from gpugraph.algorithms import wcc as module
+
+    return module.run(graph)
+
+
+def scc(graph) -> Result:
+    """Strongly connected components: ``component`` = smallest internal id in the component.
+
+    See :func:`gpugraph.algorithms.scc.run`.
+
+    Raises
+    ------
+    EmptyGraphError
+        If the graph has no vertices.
+    """
+    from gpugraph.algorithms import scc as module
+
+    return module.run(graph)
+
+
+def kcore(graph) -> Result:
+    """Core number of every vertex (directions ignored): ``core``.
+
+    See :func:`gpugraph.algorithms.kcore.run`.
+
+    Raises
+    ------
+    EmptyGraphError
+        If the graph has no vertices.
+    """
+    from gpugraph.algorithms import kcore as module
+
+    return module.run(graph)

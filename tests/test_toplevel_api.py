@@ -32,7 +32,8 @@ def test_matching_and_adsorption_top_level(tmp_path):
     assert scores[10] == max(scores.values())
 
 
-@pytest.mark.parametrize("name", ["cdlp", "lcc", "triangles", "betweenness", "pagerank", "adsorption", "bfs"])
+@pytest.mark.parametrize("name", ["cdlp", "lcc", "triangles", "betweenness", "pagerank", "adsorption", "bfs",
+                                  "sssp", "wcc", "scc", "kcore", "matching"])
 def test_every_algorithm_from_the_command_line(capsys, tmp_path, name):
     from gpugraph.cli import main
 
@@ -49,3 +50,13 @@ def test_triangles_lcc_cdlp_betweenness_top_level():
     assert gg.lcc(graph).by_original_id("lcc")[1] == 1.0
     assert set(gg.cdlp(graph).by_original_id("label")) == {1, 2, 3, 4}
     assert gg.betweenness(graph, normalized=False).by_original_id("betweenness")[3] == 2.0
+
+
+def test_sssp_wcc_scc_kcore_top_level():
+    graph = gg.from_edges([1, 2, 3, 5], [2, 3, 1, 6], [1.0, 2.0, 3.0, 1.0], num_vertices=None, device="cpu")
+    distance = gg.sssp(graph, 1).by_original_id("distance")
+    assert distance[3] == 3.0 and distance[5] == np.inf
+    assert gg.sssp(graph, 1).by_original_id("predecessor")[3] == 2
+    assert len(set(gg.wcc(graph).to_numpy("component"))) == 2
+    assert len(set(gg.scc(graph).to_numpy("component"))) == 3
+    assert gg.kcore(graph).by_original_id("core")[1] == 2
