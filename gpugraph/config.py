@@ -107,3 +107,15 @@ PULL_SMALL_COUNT = 1024
 #: frontier has fewer than n / BFS_BETA vertices (and shrinks). The paper's tuned values.
 BFS_ALPHA = 15.0
 BFS_BETA = 18.0
+
+#: CPU iterations hand out this many vertices at a time to each core, so that the few vertices
+#: with huge neighbour lists (whose sorts dominate) do not all land on one core.
+CPU_CDLP_CHUNK = 256
+
+#: The factor of the default near-far bucket width: ``delta`` is this many times the mean arc
+#: weight over the mean out-degree, so a bucket holds about one warp of arcs (module docstring).
+SSSP_DELTA_WARP_WIDTH = 32
+
+#: CPU enumeration hands out this many vertices at a time to each core: rows of the oriented
+#: graph are short, so a chunk is a few microseconds of merging and chunks balance the hubs.
+CPU_TRIANGLE_CHUNK = 64

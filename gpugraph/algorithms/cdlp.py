@@ -39,6 +39,7 @@ from collections import Counter
 
 import numpy as np
 
+from gpugraph import config
 from gpugraph.algorithms.result import Result
 from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import dynamic_schedule, launch_cuda_kernel, run_cpu_kernel
@@ -47,9 +48,6 @@ from gpugraph.errors import EmptyGraphError, InvalidParameterError
 #: Default number of iterations (Graphalytics sets ``max-iterations`` per dataset; 10 is a
 #: common choice in its benchmark configurations).
 DEFAULT_MAX_ITERATIONS = 10
-#: CPU iterations hand out this many vertices at a time to each core, so that the few vertices
-#: with huge neighbour lists (whose sorts dominate) do not all land on one core.
-CPU_CDLP_CHUNK = 256
 
 
 def run(graph, max_iterations: int = DEFAULT_MAX_ITERATIONS) -> Result:
@@ -130,7 +128,7 @@ def _cpu_step(offsets):
     scratch = np.empty(int(offsets[-1]), dtype=np.int64)
 
     def step(neighbours, labels, new_labels):
-        with dynamic_schedule(CPU_CDLP_CHUNK):
+        with dynamic_schedule(config.CPU_CDLP_CHUNK):
             return run_cpu_kernel(_cdlp_cpu.propagate, offsets, neighbours, labels, new_labels, scratch)
 
     return step

@@ -33,7 +33,7 @@ pending. Predecessors are recovered after convergence, one thread per vertex pic
 in-arc from a strictly closer vertex; vertices reached only through zero-weight ties take a
 tight in-arc from a vertex that already had a predecessor, in a few more rounds.
 
-``delta`` defaults to ``SSSP_DELTA_WARP_WIDTH`` x mean arc weight / mean out-degree, a
+``delta`` defaults to ``config.SSSP_DELTA_WARP_WIDTH`` x mean arc weight / mean out-degree, a
 heuristic in the spirit of Davidson et al.'s choice of the near-far width (about one warp of
 arcs per bucket); any positive width gives the same distances.
 
@@ -51,14 +51,12 @@ import time
 import numpy as np
 
 from gpugraph.algorithms.reference import shortest_paths
+from gpugraph import config
 from gpugraph.algorithms.result import Result
 from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import launch_cuda_kernel, run_cpu_kernel
 from gpugraph.errors import EmptyGraphError, InvalidParameterError, InvalidWeightError, VertexIdError
 
-#: The factor of the default near-far bucket width: ``delta`` is this many times the mean arc
-#: weight over the mean out-degree, so a bucket holds about one warp of arcs (module docstring).
-SSSP_DELTA_WARP_WIDTH = 32
 
 
 def run(graph, source: int = 0, delta: float | None = None) -> Result:
@@ -148,12 +146,12 @@ def _check_weights(graph) -> None:
 
 
 def _default_delta(graph) -> float:
-    """``SSSP_DELTA_WARP_WIDTH * mean weight / mean out-degree`` (1.0 when that is not positive)."""
+    """``config.SSSP_DELTA_WARP_WIDTH * mean weight / mean out-degree`` (1.0 when that is not positive)."""
     arcs = graph.num_arcs
     if arcs == 0:
         return 1.0
     mean_weight = 1.0 if graph.weights is None else float(graph.weights.mean(dtype=np.float64))
-    delta = SSSP_DELTA_WARP_WIDTH * mean_weight * graph.num_vertices / arcs
+    delta = config.SSSP_DELTA_WARP_WIDTH * mean_weight * graph.num_vertices / arcs
     return delta if 0 < delta < np.inf else 1.0
 
 

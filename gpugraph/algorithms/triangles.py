@@ -34,14 +34,12 @@ import time
 
 import numpy as np
 
+from gpugraph import config
 from gpugraph.algorithms.result import Result
 from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import dynamic_schedule, launch_cuda_kernel, run_cpu_kernel
 from gpugraph.errors import EmptyGraphError
 
-#: CPU enumeration hands out this many vertices at a time to each core: rows of the oriented
-#: graph are short, so a chunk is a few microseconds of merging and chunks balance the hubs.
-CPU_TRIANGLE_CHUNK = 64
 
 
 def run(graph) -> Result:
@@ -183,7 +181,7 @@ def weighted_triangle_counts(graph, keys, edge_weight):
         from gpugraph.algorithms import _triangles_cpu
 
         arc_count = np.zeros(oriented_arcs, dtype=np.int64)
-        with dynamic_schedule(CPU_TRIANGLE_CHUNK):
+        with dynamic_schedule(config.CPU_TRIANGLE_CHUNK):
             run_cpu_kernel(_triangles_cpu.enumerate_triangles, indptr, indices, arc_weight, counts, arc_count)
         run_cpu_kernel(_triangles_cpu.credit_arc_destinations, indices, arc_count, counts)
     return counts, oriented_arcs
