@@ -81,3 +81,15 @@ def test_bfs_kernels_compile(ptx_of, captured_launches, fake_cuda_graph):
     bfs.run(graph, 0)
     for kernel, args in captured_launches:
         assert ".target sm_90" in ptx_of(kernel, args)
+
+
+@pytest.mark.parametrize(
+    "name", ["karate.mtx", "wiki-Vote.txt.gz", "soc-Slashdot0902.txt.gz", "cnr-2000.txt.gz", "USA-road-d.NY.gr.gz",
+             "pace-FLA.gr.xz", "power.graph", "polblogs.graph", "PGPgiantcompo.graph", "pushpull.mtx", "lp_afiro.mtx",
+             "ldbc-directed-example.mtx", "ldbc-undirected-example.mtx"],
+)
+def test_datasets_pass_graph500_rules(dataset, name):
+    graph = gg.load(dataset(name), device="cpu")
+    source = int(np.argmax(np.diff(graph.indptr)))
+    for variant in ("direction-optimizing", "top-down"):
+        bfs.verify(graph, bfs.run(graph, source, variant=variant))
