@@ -1,4 +1,4 @@
-"""The ``gpugraph`` command line: info, convert, generate, run.
+"""The ``gpugraph`` command line: info, convert, generate, run, bench.
 
 Every failure a user can cause ends with one line on stderr (``gpugraph: error: ...``) and a
 non-zero exit code; tracebacks are shown only with ``--debug``.
@@ -132,6 +132,26 @@ def _build_parser() -> argparse.ArgumentParser:
     grid.set_defaults(handler=_cmd_generate, kind="grid")
 
     from gpugraph.algorithms.catalog import SPECS
+    from gpugraph.bench import DEFAULT_ALGORITHMS, SUITES
+
+    bench = commands.add_parser("bench", parents=[common, loading],
+                                help="time algorithms on graphs (warm-up, trials, medians)",
+                                description="Run each algorithm on each graph: one warm-up run "
+                                            "(compile time reported apart), then timed trials; "
+                                            "print a Markdown table, optionally write JSON.")
+    bench.add_argument("--suite", choices=sorted(SUITES), default="smoke",
+                       help="graph list for the device kind (default: smoke)")
+    bench.add_argument("--graphs", default=None,
+                       help="comma-separated files or example:NAME, instead of the suite's")
+    bench.add_argument("--algorithms", default=",".join(DEFAULT_ALGORITHMS),
+                       help=f"comma-separated (default {','.join(DEFAULT_ALGORITHMS)})")
+    bench.add_argument("--trials", type=int, default=5, help="timed runs after the warm-up (default 5)")
+    bench.add_argument("--datasets", default=None,
+                       help="folder of the suite's real graphs (default: $GPUGRAPH_DATASETS or "
+                            "../shared/datasets)")
+    bench.add_argument("--json", default=None, help="write the records as JSON")
+    bench.add_argument("--markdown", default=None, help="write the table as Markdown")
+    bench.set_defaults(handler=_cmd_bench)
 
     run = commands.add_parser("run", parents=[common, loading],
                               help="run an algorithm on a graph",
@@ -267,6 +287,58 @@ def _cmd_run(args) -> int:
     if args.output:
         _write_result(result, spec, args.output, args.output_format)
         print(f"  wrote         {args.output} ({args.output_format})")
+    return 0
+
+
+def _cmd_bench(args) -> int:
+    import json
+    import os
+    from types import SimpleNamespace
+
+    from gpugraph.algorithms.catalog import SPECS
+    from gpugraph.backend import get_backend
+    from gpugraph.bench import SUITES, benchmark, git_revision, markdown_table, versions
+
+    if args.trials < 1:
+        raise InvalidParameterError(f"--trials must be at least 1, got {args.trials}")
+    names = [name.strip() for name in args.algorithms.split(",") if name.strip()]
+    unknown = [name for name in names if name not in SPECS]
+    if unknown:
+        raise InvalidParameterError(f"unknown algorithm(s) {', '.join(unknown)}; use {', '.join(sorted(SPECS))}")
+    backend = get_backend(args.device)
+    graphs = args.graphs.split(",") if args.graphs else SUITES[args.suite][backend.kind]
+    folder = args.datasets or os.environ.get("GPUGRAPH_DATASETS") or os.path.join("..", "shared", "datasets")
+    records = []
+    for entry in graphs:
+        source = entry if entry.startswith("example:") or os.path.exists(entry) else os.path.join(folder, entry)
+        if not source.startswith("example:") and not os.path.exists(source):
+            print(f"  skipped {entry}: not found (looked in {folder})", file=sys.stderr)
+            continue
+        graph, load_seconds = _load(SimpleNamespace(**{**vars(args), "input": source, "device": backend}))
+        for name in names:
+            spec = SPECS[name]
+            parameters = {}
+            if spec.needs_source:
+                with_edges = np.flatnonzero(np.diff(to_numpy(graph.indptr)) > 0)
+                parameters["source"] = int(with_edges[0]) if with_edges.size else 0
+            if name == "betweenness" and graph.num_vertices > 2000:
+                parameters["samples"] = 32
+            records.append(benchmark(spec, graph, os.path.basename(entry), load_seconds, args.trials, parameters))
+    header = {"git_revision": git_revision(), "versions": versions(), "device": backend.device_description(),
+              "date": time.strftime("%Y-%m-%d"), "trials": args.trials}
+    table = markdown_table(records)
+    print(f"gpugraph bench, {header['date']}, {header['device']}, git {header['git_revision']}")
+    print(table, end="")
+    if args.json:
+        from gpugraph.io._atomic import atomic_output
+
+        with atomic_output(args.json, mode="w") as handle:
+            json.dump({**header, "records": records}, handle, indent=1)
+    if args.markdown:
+        from gpugraph.io._atomic import atomic_output
+
+        with atomic_output(args.markdown, mode="w") as handle:
+            handle.write(f"{header['date']}, {header['device']}, git {header['git_revision']}\n\n{table}")
     return 0
 
 
