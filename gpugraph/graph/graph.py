@@ -269,6 +269,10 @@ class Graph:
             parts["in_indptr"] = in_indptr.nbytes
             parts["in_indices"] = in_indices.nbytes
             parts["in_edge_ids"] = in_edge_ids.nbytes
+        if self._undirected_in_edge_ids is not None:
+            parts["in_edge_ids"] = self._undirected_in_edge_ids.nbytes
+        if self._reverse_edge_index is not None:
+            parts["reverse_edge_index"] = self._reverse_edge_index.nbytes
         if self.original_ids is not None:
             parts["original_ids"] = self.original_ids.nbytes
         parts["total"] = sum(parts.values())
