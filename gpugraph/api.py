@@ -198,7 +198,7 @@ def sssp(graph, source, *, delta: float | None = None) -> Result:
 
 
 def wcc(graph) -> Result:
-    """Weakly connected components: ``component`` = smallest internal id in the component.
+    """Weakly connected components: ``component`` = smallest (original) id in the component.
 
     See :func:`gpugraph.algorithms.wcc.run`.
 
@@ -209,11 +209,13 @@ def wcc(graph) -> Result:
     """
     from gpugraph.algorithms import wcc as module
 
-    return module.run(graph)
+    result = module.run(graph)
+    result.values["component"] = _parents_as_original(graph, result.values["component"])
+    return result
 
 
 def scc(graph) -> Result:
-    """Strongly connected components: ``component`` = smallest internal id in the component.
+    """Strongly connected components: ``component`` = smallest (original) id in the component.
 
     See :func:`gpugraph.algorithms.scc.run`.
 
@@ -224,7 +226,9 @@ def scc(graph) -> Result:
     """
     from gpugraph.algorithms import scc as module
 
-    return module.run(graph)
+    result = module.run(graph)
+    result.values["component"] = _parents_as_original(graph, result.values["component"])
+    return result
 
 
 def kcore(graph) -> Result:
