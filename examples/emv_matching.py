@@ -14,6 +14,7 @@ import sys
 import numpy as np
 
 import gpugraph as gg
+from gpugraph.algorithms.matching import check_matching
 from gpugraph.model import emv
 
 NONE = np.iinfo(np.int64).max   # "no message": the min-combiner's identity
@@ -65,17 +66,7 @@ def matching(graph, side):
 
 def verify(graph, side, match) -> None:
     """Raise AssertionError unless ``match`` is a valid, maximal matching of ``graph``."""
-    from gpugraph.backend import to_numpy
-
-    indptr, indices = to_numpy(graph.indptr), to_numpy(graph.indices)
-    rows = np.repeat(np.arange(graph.num_vertices), np.diff(indptr))
-    matched = np.flatnonzero(match >= 0)
-    assert np.all(match[match[matched]] == matched), "matching is not symmetric"
-    assert np.all(side[matched] != side[match[matched]]), "a pair is on one side"
-    pairs = set(zip(rows.tolist(), indices.tolist()))
-    assert all((v, int(match[v])) in pairs for v in matched), "a matched pair is not an edge"
-    free = match < 0
-    assert not np.any(free[rows] & free[indices] & (side[rows] != side[indices])), "not maximal"
+    check_matching(graph, np.asarray(side), np.asarray(match))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 import gpugraph as gg
-from gpugraph.errors import InvalidWeightError
+from gpugraph.algorithms.sssp import check_weights
 from gpugraph.model import emv
 
 
@@ -44,11 +44,7 @@ def sssp(graph, source=0):
     InvalidWeightError
         If a weight is negative or NaN.
     """
-    if graph.weights is not None:
-        xp = graph.backend.xp
-        bad = xp.flatnonzero(~(graph.weights >= 0))
-        if bad.size:
-            raise InvalidWeightError(f"SSSP needs non-negative weights; arc {int(bad[0])} has {graph.weights[int(bad[0])]}")
+    check_weights(graph)
     distance = np.full(graph.num_vertices, np.inf)
     distance[source] = 0.0
     result = sssp_program().run(graph, init={"distance": distance}, active=[source])

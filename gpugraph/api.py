@@ -29,13 +29,17 @@ def bfs(graph, source, *, variant: str = "direction-optimizing") -> Result:
     """
     from gpugraph.algorithms import bfs as module
 
-    result = module.run(graph, _internal(graph, source), variant=variant)
-    result.values["parent"] = _parents_as_original(graph, result.values["parent"])
+    return _with_original_ids(module.run(graph, _internal(graph, source), variant=variant), "parent")
+
+
+def _with_original_ids(result: Result, name: str) -> Result:
+    """Rewrite the vertex-valued array ``name`` (parents, partners, labels) in the input's ids."""
+    result.values[name] = _vertex_ids_as_original(result.graph, result.values[name])
     return result
 
 
-def _parents_as_original(graph, parent):
-    """Vertex ids (parents, partners) in the input's numbering (-1 stays -1)."""
+def _vertex_ids_as_original(graph, parent):
+    """Vertex ids in the input's numbering (-1 stays -1)."""
     if graph.original_ids is None and graph.id_offset == 0:
         return parent
     from gpugraph.backend import to_numpy
@@ -98,9 +102,7 @@ def matching(graph, side=None, seed: int = 0) -> Result:
     """
     from gpugraph.algorithms import matching as module
 
-    result = module.run(graph, _per_vertex(graph, side), seed)
-    result.values["match"] = _parents_as_original(graph, result.values["match"])
-    return result
+    return _with_original_ids(module.run(graph, _per_vertex(graph, side), seed), "match")
 
 
 def _per_vertex(graph, values):
@@ -192,9 +194,7 @@ def sssp(graph, source, *, delta: float | None = None) -> Result:
     """
     from gpugraph.algorithms import sssp as module
 
-    result = module.run(graph, _internal(graph, source), delta=delta)
-    result.values["predecessor"] = _parents_as_original(graph, result.values["predecessor"])
-    return result
+    return _with_original_ids(module.run(graph, _internal(graph, source), delta=delta), "predecessor")
 
 
 def wcc(graph) -> Result:
@@ -209,9 +209,7 @@ def wcc(graph) -> Result:
     """
     from gpugraph.algorithms import wcc as module
 
-    result = module.run(graph)
-    result.values["component"] = _parents_as_original(graph, result.values["component"])
-    return result
+    return _with_original_ids(module.run(graph), "component")
 
 
 def scc(graph) -> Result:
@@ -226,9 +224,7 @@ def scc(graph) -> Result:
     """
     from gpugraph.algorithms import scc as module
 
-    result = module.run(graph)
-    result.values["component"] = _parents_as_original(graph, result.values["component"])
-    return result
+    return _with_original_ids(module.run(graph), "component")
 
 
 def kcore(graph) -> Result:

@@ -119,14 +119,14 @@ def _levels(graph, source: int, depth, parent, switch: bool) -> tuple[int, int]:
     parent[source] = source
     out_degree = graph.out_degree()
     frontier = Frontier.from_ids(graph, [source], check=False)
-    unexplored_edges = int(graph.num_arcs) - int(out_degree[source])
+    frontier_edges = int(out_degree[source])
+    unexplored_edges = int(graph.num_arcs) - frontier_edges
     level, bottom_up_rounds, bottom_up = 0, 0, False
     previous_size = 0
     while frontier.size:
         size = frontier.size
         if switch:
             if not bottom_up:
-                frontier_edges = int(out_degree[frontier.ids()].sum())
                 bottom_up = frontier_edges > unexplored_edges / config.BFS_ALPHA and size > previous_size
             else:
                 bottom_up = not (size < n / config.BFS_BETA and size < previous_size)
@@ -139,7 +139,10 @@ def _levels(graph, source: int, depth, parent, switch: bool) -> tuple[int, int]:
             if frontier.size:
                 depth[frontier.ids()] = level + 1
         if switch and frontier.size:
-            unexplored_edges -= int(out_degree[frontier.ids()].sum())
+            # One device read per level serves both sides of the heuristic: the new frontier's
+            # edges leave the unexplored ones and are the next level's frontier edges.
+            frontier_edges = int(out_degree[frontier.ids()].sum())
+            unexplored_edges -= frontier_edges
         level += 1
     return level, bottom_up_rounds
 

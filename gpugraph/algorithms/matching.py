@@ -166,8 +166,17 @@ def verify(graph, result: Result) -> None:
     AssertionError
         Naming the rule broken.
     """
-    side = np.asarray(result.parameters["side"])
-    match = result.to_numpy("match")
+    check_matching(graph, np.asarray(result.parameters["side"]), result.to_numpy("match"))
+
+
+def check_matching(graph, side: np.ndarray, match: np.ndarray) -> None:
+    """The rules of :func:`verify` for any ``match`` array (partner's internal id or -1).
+
+    Raises
+    ------
+    AssertionError
+        Naming the rule broken.
+    """
     indptr, indices = to_numpy(graph.indptr), to_numpy(graph.indices)
     rows = np.repeat(np.arange(graph.num_vertices), np.diff(indptr))
     matched = np.flatnonzero(match >= 0)

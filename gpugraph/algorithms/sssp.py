@@ -103,7 +103,7 @@ def run(graph, source: int = 0, delta: float | None = None) -> Result:
     xp = backend.xp
     start = time.perf_counter()
     with backend.activate():
-        _check_weights(graph)
+        check_weights(graph)
         unit_weights = graph.weights is None
         # Kernels read no weights when unit_weights is set; they still need an array argument.
         weights = xp.ones(1) if unit_weights else graph.weights
@@ -130,7 +130,14 @@ def run(graph, source: int = 0, delta: float | None = None) -> Result:
     )
 
 
-def _check_weights(graph) -> None:
+def check_weights(graph) -> None:
+    """Raise :class:`InvalidWeightError` naming an arc whose weight is negative or NaN.
+
+    Raises
+    ------
+    InvalidWeightError
+        With the first such arc (original ids) and how many more there are.
+    """
     if graph.weights is None:
         return
     bad = graph.backend.xp.flatnonzero(~(graph.weights >= 0))  # NaN fails every comparison

@@ -126,26 +126,31 @@ class Frontier:
         return f"Frontier({self.kind}, {self.size:,} of {self.num_vertices:,} vertices, {self.backend.name})"
 
     def ids(self):
-        """The vertex ids as an array on the backend (sorted for ``all`` and ``dense``)."""
-        if self.kind == "sparse":
-            return self._ids
-        xp = self.backend.xp
-        with self.backend.activate():
-            if self.kind == "all":
-                return xp.arange(self.num_vertices, dtype=np.int64)
-            return xp.flatnonzero(self._flags)
+        """The vertex ids as an array on the backend (sorted for ``all`` and ``dense``).
+
+        Built once per frontier: frontiers are not changed after construction.
+        """
+        if self._ids is None:
+            xp = self.backend.xp
+            with self.backend.activate():
+                if self.kind == "all":
+                    self._ids = xp.arange(self.num_vertices, dtype=np.int64)
+                else:
+                    self._ids = xp.flatnonzero(self._flags)
+            self._size = int(self._ids.size)
+        return self._ids
 
     def flags(self):
-        """One byte per vertex, 1 where the vertex is in the frontier."""
-        if self.kind == "dense":
-            return self._flags
-        xp = self.backend.xp
-        with self.backend.activate():
-            if self.kind == "all":
-                return xp.ones(self.num_vertices, dtype=np.uint8)
-            flags = xp.zeros(self.num_vertices, dtype=np.uint8)
-            flags[self._ids] = 1
-            return flags
+        """One byte per vertex, 1 where the vertex is in the frontier (built once)."""
+        if self._flags is None:
+            xp = self.backend.xp
+            with self.backend.activate():
+                if self.kind == "all":
+                    self._flags = xp.ones(self.num_vertices, dtype=np.uint8)
+                else:
+                    self._flags = xp.zeros(self.num_vertices, dtype=np.uint8)
+                    self._flags[self._ids] = 1
+        return self._flags
 
     def to_sparse(self) -> "Frontier":
         """This frontier as a queue of ids."""
@@ -158,7 +163,9 @@ class Frontier:
         """This frontier as one byte per vertex."""
         if self.kind == "dense":
             return self
-        return Frontier(self.num_vertices, self.backend, "dense", flags=self.flags(), size=self._size)
+        # A queue built without de-duplication may repeat ids: its length is not the set's size.
+        size = self._size if self.kind == "all" else None
+        return Frontier(self.num_vertices, self.backend, "dense", flags=self.flags(), size=size)
 
     def to_numpy(self) -> np.ndarray:
         """Sorted vertex ids on the host (for tests and small frontiers)."""
