@@ -132,25 +132,41 @@ def _build_parser() -> argparse.ArgumentParser:
     grid.set_defaults(handler=_cmd_generate, kind="grid")
 
     from gpugraph.algorithms.catalog import SPECS
+    from gpugraph import config
     from gpugraph.bench import DEFAULT_ALGORITHMS, SUITES
 
     bench = commands.add_parser("bench", parents=[common, loading],
-                                help="time algorithms on graphs (warm-up, trials, medians)",
-                                description="Run each algorithm on each graph: one warm-up run "
-                                            "(compile time reported apart), then timed trials; "
-                                            "print a Markdown table, optionally write JSON.")
+                                help="time algorithms on graphs beside anchor libraries",
+                                description="Measure the memory ceilings, then run each algorithm on "
+                                            "each graph: a warm-up run (compile time reported apart), "
+                                            "timed trials (BFS: one run per Graph500 root), and the "
+                                            "anchor libraries on the same graph. Prints a Markdown "
+                                            "table; writes JSON records, Markdown and plots on request. "
+                                            "See docs/benchmarking.md.")
     bench.add_argument("--suite", choices=sorted(SUITES), default="smoke",
                        help="graph list for the device kind (default: smoke)")
     bench.add_argument("--graphs", default=None,
-                       help="comma-separated files or example:NAME, instead of the suite's")
+                       help="comma-separated files, dataset names or example:NAME, instead of the suite's")
     bench.add_argument("--algorithms", default=",".join(DEFAULT_ALGORITHMS),
                        help=f"comma-separated (default {','.join(DEFAULT_ALGORITHMS)})")
-    bench.add_argument("--trials", type=int, default=5, help="timed runs after the warm-up (default 5)")
+    bench.add_argument("--trials", type=int, default=config.BENCH_TRIALS,
+                       help=f"timed runs after the warm-up (default {config.BENCH_TRIALS}); BFS runs once per root")
+    bench.add_argument("--roots", type=int, default=None,
+                       help=f"BFS roots per graph (default: {config.BENCH_GRAPH500_ROOTS} on RMAT graphs, "
+                            "--trials on others)")
+    bench.add_argument("--max-scale", type=int, default=None,
+                       help=f"largest RMAT scale of the suite (default {config.BENCH_CPU_MAX_SCALE} on the CPU, "
+                            f"{config.BENCH_CUDA_MAX_SCALE} on a GPU; 26 adds Graph500 scale 26)")
+    bench.add_argument("--anchors", action=argparse.BooleanOptionalAction, default=True,
+                       help="also run the anchor libraries (default: yes)")
     bench.add_argument("--datasets", default=None,
                        help="folder of the suite's real graphs (default: $GPUGRAPH_DATASETS or "
                             "../shared/datasets)")
-    bench.add_argument("--json", default=None, help="write the records as JSON")
-    bench.add_argument("--markdown", default=None, help="write the table as Markdown")
+    bench.add_argument("--json", default=None, help="write the records as a JSON list")
+    bench.add_argument("--markdown", default=None, help="write the tables as Markdown")
+    bench.add_argument("--plots", default=None, metavar="DIR", help="draw plots into DIR (needs matplotlib)")
+    bench.add_argument("--from-json", default=None, metavar="PATH",
+                       help="run nothing: render the table, --markdown and --plots from saved records")
     bench.set_defaults(handler=_cmd_bench)
 
     run = commands.add_parser("run", parents=[common, loading],
@@ -291,54 +307,57 @@ def _cmd_run(args) -> int:
 
 
 def _cmd_bench(args) -> int:
-    import json
-    import os
-    from types import SimpleNamespace
+    from gpugraph import bench
 
+    if args.from_json:
+        try:
+            records = bench.load_records(args.from_json)
+        except ValueError as exc:
+            raise InvalidParameterError(str(exc)) from None
+        return _bench_output(args, records)
     from gpugraph.algorithms.catalog import SPECS
     from gpugraph.backend import get_backend
-    from gpugraph.bench import SUITES, benchmark, git_revision, markdown_table, versions
 
     if args.trials < 1:
         raise InvalidParameterError(f"--trials must be at least 1, got {args.trials}")
+    if args.roots is not None and args.roots < 1:
+        raise InvalidParameterError(f"--roots must be at least 1, got {args.roots}")
     names = [name.strip() for name in args.algorithms.split(",") if name.strip()]
     unknown = [name for name in names if name not in SPECS]
-    if unknown:
+    if unknown or not names:
         raise InvalidParameterError(f"unknown algorithm(s) {', '.join(unknown)}; use {', '.join(sorted(SPECS))}")
     backend = get_backend(args.device)
-    graphs = args.graphs.split(",") if args.graphs else SUITES[args.suite][backend.kind]
-    folder = args.datasets or os.environ.get("GPUGRAPH_DATASETS") or os.path.join("..", "shared", "datasets")
-    records = []
-    for entry in graphs:
-        source = entry if entry.startswith("example:") or os.path.exists(entry) else os.path.join(folder, entry)
-        if not source.startswith("example:") and not os.path.exists(source):
-            print(f"  skipped {entry}: not found (looked in {folder})", file=sys.stderr)
-            continue
-        graph, load_seconds = _load(SimpleNamespace(**{**vars(args), "input": source, "device": backend}))
-        for name in names:
-            spec = SPECS[name]
-            parameters = {}
-            if spec.needs_source:
-                with_edges = np.flatnonzero(np.diff(to_numpy(graph.indptr)) > 0)
-                parameters["source"] = int(with_edges[0]) if with_edges.size else 0
-            if name == "betweenness" and graph.num_vertices > 2000:
-                parameters["samples"] = 32
-            records.append(benchmark(spec, graph, os.path.basename(entry), load_seconds, args.trials, parameters))
-    header = {"git_revision": git_revision(), "versions": versions(), "device": backend.device_description(),
-              "date": time.strftime("%Y-%m-%d"), "trials": args.trials}
-    table = markdown_table(records)
-    print(f"gpugraph bench, {header['date']}, {header['device']}, git {header['git_revision']}")
-    print(table, end="")
+    graphs = ([entry.strip() for entry in args.graphs.split(",") if entry.strip()] if args.graphs
+              else bench.suite_graphs(args.suite, backend.kind, args.max_scale))
+    load_options = {"format": args.format, "directed": args.directed, "self_loops": args.self_loops,
+                    "duplicates": args.duplicates, "progress": False if args.quiet else None}
+    plan = bench.Plan(algorithms=names, trials=args.trials, roots=args.roots, anchors=args.anchors,
+                      datasets=bench.datasets_folder(args.datasets), load_options=load_options)
+    records = bench.run_benchmarks(graphs, plan, backend, report=lambda line: print(line, file=sys.stderr, flush=True))
     if args.json:
+        import json
+
         from gpugraph.io._atomic import atomic_output
 
         with atomic_output(args.json, mode="w") as handle:
-            json.dump({**header, "records": records}, handle, indent=1)
-    if args.markdown:
-        from gpugraph.io._atomic import atomic_output
+            json.dump(records, handle, indent=1)
+        print(f"wrote {args.json}", file=sys.stderr)
+    code = _bench_output(args, records)
+    if not any(not record.get("error") and not record.get("skipped") for record in records):
+        print("gpugraph: error: nothing ran (see the records' errors above)", file=sys.stderr)
+        return EXIT_ERROR
+    return code
 
-        with atomic_output(args.markdown, mode="w") as handle:
-            handle.write(f"{header['date']}, {header['device']}, git {header['git_revision']}\n\n{table}")
+
+def _bench_output(args, records: list) -> int:
+    """Print the title and table of ``records``; write --markdown and --plots."""
+    from gpugraph import bench
+
+    table, messages = bench.render(records, args.markdown, args.plots)
+    print(bench.title(records))
+    print(table, end="")
+    for message in messages:
+        print(message, file=sys.stderr)
     return 0
 
 

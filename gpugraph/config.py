@@ -135,7 +135,60 @@ CPU_CDLP_CHUNK = 256
 #: The factor of the default near-far bucket width: ``delta`` is this many times the mean arc
 #: weight over the mean out-degree, so a bucket holds about one warp of arcs (module docstring).
 SSSP_DELTA_WARP_WIDTH = 32
+#: GPU SSSP relaxes a queued vertex's out-arcs in items of at most this many arcs, one thread
+#: each, so a hub's arcs spread over many threads instead of holding one thread for the round.
+SSSP_CHUNK_ARCS = 32
+#: Blocks per multiprocessor of the persistent near-far kernel (fewer if they do not all fit at
+#: once): more blocks hide more gather latency, fewer make each grid barrier cheaper.
+SSSP_PERSISTENT_BLOCKS_PER_SM = 4
 
 #: CPU enumeration hands out this many vertices at a time to each core: rows of the oriented
 #: graph are short, so a chunk is a few microseconds of merging and chunks balance the hubs.
 CPU_TRIANGLE_CHUNK = 64
+
+# --- Benchmarks (gpugraph bench; gpugraph/bench/) ------------------------------------------------
+#: Timed runs after the warm-up run when ``--trials`` is not given: enough for a stable median
+#: on a quiet machine, few enough that the standard suite stays within minutes on two cores.
+BENCH_TRIALS = 5
+#: Graph500: BFS roots per Kronecker (RMAT) graph, drawn at random among the vertices with an
+#: edge other than a self-loop; TEPS is the harmonic mean over them. Other graphs use as many
+#: roots as trials (the convention is defined for Kronecker graphs; road graphs take seconds per
+#: root on the CPU). ``--roots`` overrides both.
+BENCH_GRAPH500_ROOTS = 64
+#: Seed of the root draw, so every implementation and every run searches from the same roots.
+BENCH_ROOT_SEED = 20261122
+#: SSSP on an unweighted graph: integer weights drawn in this closed range (issue 5's Graph500
+#: SSSP target), from a hash of the edge's end points and this seed, stored as this dtype
+#: (float32 holds them exactly at half the bytes of float64).
+BENCH_SSSP_WEIGHT_RANGE = (1, 255)
+BENCH_SSSP_WEIGHT_SEED = 255
+BENCH_SSSP_WEIGHT_DTYPE = "float32"
+#: Per-arc passes on the device (weights, root candidates) handle this many arcs at a time, so
+#: their uint64 temporaries stay a few hundred MiB at Graph500 scale 26.
+BENCH_CHUNK_ARCS = 1 << 26
+#: Memory ceilings measured in every run: bytes of the copied array and of the gathered-from
+#: array, and the number of random 4-byte gathers. The GPU arrays are >= 1 GiB so the copy
+#: streams from DRAM, not L2 (50 MiB on the H100); the CPU sizes are far past any cache.
+BENCH_CEILING_TRIALS = 5
+BENCH_CUDA_CEILING_BYTES = 1 << 30
+BENCH_CUDA_CEILING_GATHERS = 1 << 26
+BENCH_CPU_CEILING_BYTES = 256 << 20
+BENCH_CPU_CEILING_GATHERS = 1 << 24
+BENCH_CEILING_SEED = 4
+#: NetworkX anchors run only on graphs with at most this many stored arcs (pure Python: a
+#: scale-18 RMAT BFS takes tens of seconds per root).
+BENCH_NETWORKX_MAX_ARCS = 200_000
+#: Largest RMAT scale of the standard suite unless ``--max-scale`` raises it (scale 26 needs
+#: ~20 GB of GPU memory for the graph and its CSC).
+BENCH_CPU_MAX_SCALE = 18
+BENCH_CUDA_MAX_SCALE = 24
+#: Betweenness in a suite: sampled sources on graphs with more vertices than this.
+BENCH_BETWEENNESS_EXACT_VERTICES = 2_000
+BENCH_BETWEENNESS_SAMPLES = 32
+
+# --- CPU fast paths (gpugraph/algorithms/_bfs_cpu.py) -------------------------------------------
+#: CPU BFS: a level goes bottom-up only when its frontier also holds at least this share of the
+#: vertices, besides Beamer's edge test (BFS_ALPHA): a bottom-up level reads every vertex's depth,
+#: which the edge test does not count. It keeps the small, growing frontiers at the end of a
+#: road-graph search top-down.
+CPU_BFS_BOTTOM_UP_MIN_SHARE = 0.01

@@ -15,11 +15,19 @@ synchronous, each level either *top-down* (the frontier pushes along out-edges w
 vertex scans its in-edges for a frontier vertex and stops at the first). It switches to
 bottom-up when the frontier's out-edges exceed the unexplored vertices' edges / ``alpha`` while
 the frontier grows, and back when the frontier has fewer than ``n / beta`` vertices (Beamer's
-heuristic, alpha = 15, beta = 18 in ``config``). ``variant="top-down"``: top-down levels only
-(on the CPU the serial, work-efficient queue BFS).
+heuristic, alpha = 15, beta = 18 in ``config``). ``variant="top-down"``: top-down levels only.
+
+On the CPU the whole search is one compiled call (:func:`gpugraph.algorithms._bfs_cpu.search`):
+top-down levels expand a serial queue, bottom-up levels run in parallel, and a level goes
+bottom-up only if its frontier also holds ``config.CPU_BFS_BOTTOM_UP_MIN_SHARE`` of the
+vertices. On the GPU, top-down levels run in a persistent kernel until the frontier grows
+large, then through :func:`gpugraph.ops.advance` or the bottom-up kernels
+(:mod:`gpugraph.algorithms._bfs_cuda`).
 
 ``stats["edges_traversed"]`` counts the arcs out of reached vertices (the Graph500 TEPS
-numerator, in arcs); ``stats["bottom_up_rounds"]`` the levels done bottom-up.
+numerator, in arcs); ``stats["bottom_up_rounds"]`` the levels done bottom-up;
+``stats["frontier_sizes"]`` the frontier size of every level and a final 0; on the GPU
+``stats["steps"]`` lists ``(kind, levels, seconds)`` per kernel step.
 
 Verification follows the Graph500 rules (see :func:`verify`).
 """
@@ -33,9 +41,8 @@ import numpy as np
 from gpugraph import config
 from gpugraph.algorithms.result import Result
 from gpugraph.backend import to_numpy
-from gpugraph.backend.kernels import launch_cuda_kernel, run_cpu_kernel
+from gpugraph.backend.kernels import run_cpu_kernel
 from gpugraph.errors import EmptyGraphError, InvalidParameterError, VertexIdError
-from gpugraph.ops import Frontier, advance
 
 VARIANTS = ("direction-optimizing", "top-down")
 
@@ -65,7 +72,7 @@ def run(graph, source: int = 0, *, variant: str = "direction-optimizing") -> Res
     -------
     Result
         ``values``: ``depth``, ``parent``; ``stats``: ``rounds``, ``bottom_up_rounds``,
-        ``edges_traversed``, ``seconds``.
+        ``edges_traversed``, ``frontier_sizes``, ``seconds`` (and ``steps`` on the GPU).
 
     Raises
     ------
@@ -96,12 +103,15 @@ def run(graph, source: int = 0, *, variant: str = "direction-optimizing") -> Res
             rounds, bottom_up_rounds, edges, extra["frontier_sizes"], extra["steps"] = _bfs_cuda.levels(
                 graph, int(source), depth, parent, variant == "direction-optimizing")
         else:
-            if variant == "top-down":
-                rounds, _ = run_cpu_kernel(_cpu().bfs_queue, graph.indptr, graph.indices, np.int64(source), depth, parent)
-                bottom_up_rounds = 0
-            else:
-                rounds, bottom_up_rounds = _levels(graph, int(source), depth, parent, variant == "direction-optimizing")
-            edges = int(graph.out_degree()[depth >= 0].sum())
+            switch = variant == "direction-optimizing"
+            # Only bottom-up levels read in-edges (a directed graph's CSC is built once and cached);
+            # the top-down variant passes the CSR in their place, so it never builds one.
+            in_edges = (graph.in_indptr, graph.in_indices) if switch else (graph.indptr, graph.indices)
+            rounds, bottom_up_rounds, edges, sizes = run_cpu_kernel(
+                _cpu().search, graph.indptr, graph.indices, *in_edges, np.int64(source), switch, config.BFS_ALPHA,
+                config.BFS_BETA, config.CPU_BFS_BOTTOM_UP_MIN_SHARE, depth, parent)
+            edges = int(edges)
+            extra["frontier_sizes"] = sizes.tolist()
     backend.synchronize()
     return Result(
         "bfs",
@@ -117,55 +127,6 @@ def _cpu():
     from gpugraph.algorithms import _bfs_cpu
 
     return _bfs_cpu
-
-
-def _levels(graph, source: int, depth, parent, switch: bool) -> tuple[int, int]:
-    """Level-synchronous BFS on either backend; returns ``(rounds, bottom-up rounds)``."""
-    n = graph.num_vertices
-    depth[source] = 0
-    parent[source] = source
-    out_degree = graph.out_degree()
-    frontier = Frontier.from_ids(graph, [source], check=False)
-    frontier_edges = int(out_degree[source])
-    unexplored_edges = int(graph.num_arcs) - frontier_edges
-    level, bottom_up_rounds, bottom_up = 0, 0, False
-    previous_size = 0
-    while frontier.size:
-        size = frontier.size
-        if switch:
-            if not bottom_up:
-                bottom_up = frontier_edges > unexplored_edges / config.BFS_ALPHA and size > previous_size
-            else:
-                bottom_up = not (size < n / config.BFS_BETA and size < previous_size)
-        previous_size = size
-        if bottom_up:
-            frontier = _bottom_up(graph, frontier, level, depth, parent)
-            bottom_up_rounds += 1
-        else:
-            frontier = advance(graph, frontier, _discover, bindings={"depth": depth, "parent": parent}, output="sparse")
-            if frontier.size:
-                depth[frontier.ids()] = level + 1
-        if switch and frontier.size:
-            # One device read per level serves both sides of the heuristic: the new frontier's
-            # edges leave the unexplored ones and are the next level's frontier edges.
-            frontier_edges = int(out_degree[frontier.ids()].sum())
-            unexplored_edges -= frontier_edges
-        level += 1
-    return level, bottom_up_rounds
-
-
-def _bottom_up(graph, frontier: Frontier, level: int, depth, parent) -> Frontier:
-    xp = graph.backend.xp
-    flags = frontier.flags()
-    next_flags = xp.zeros(graph.num_vertices, dtype=np.uint8)
-    args = (graph.in_indptr, graph.in_indices, flags, np.int32(level), depth, parent, next_flags)
-    if graph.backend.is_cuda:
-        from gpugraph.algorithms import _bfs_cuda
-
-        launch_cuda_kernel(_bfs_cuda.bottom_up_step, graph.backend, graph.num_vertices, *args)
-    else:
-        run_cpu_kernel(_cpu().bottom_up_step, *args)
-    return Frontier.from_flags(graph, next_flags)
 
 
 def verify(graph, result: Result) -> None:

@@ -17,8 +17,9 @@ Algorithm
 ---------
 Union-find with the larger root always hooked under the smaller, so every tree's root is its
 minimum and ``parent[v] <= v`` holds throughout (the invariant of Shiloach & Vishkin's hooking,
-J. Algorithms 3, 1982). CPU: serial union-find with path halving over the arcs (Tarjan,
-J. ACM 22, 1975), then one pass pointing each vertex at its root. GPU: ECL-CC (Jaiganesh &
+J. Algorithms 3, 1982). CPU: serial union-find over the arcs, each union walking both end points
+up their trees until they meet or one reaches its root (Afforest's link), then one pass pointing
+each vertex at its root. GPU: ECL-CC (Jaiganesh &
 Burtscher, HPDC 2018): one thread per vertex hooks it to each neighbour with compare-and-swap on
 the roots, retrying from what the swap found, with intermediate pointer jumping in the root
 searches; then one thread per vertex jumps to its root. On undirected graphs the GPU hooks
