@@ -8,7 +8,8 @@ Parts (``--only``): ``ceilings`` (device copy, random 4-byte gathers), ``bfs-roa
 USA-road-d.NY from vertex 0), ``bfs-graph500`` (64 roots at ``--bfs-scale``, harmonic-mean GTEPS
 with the Graph500 edge count), ``pagerank`` (RMAT ``--pagerank-scale``: ms per iteration against
 cuSPARSE SpMV power iteration in the same run), ``wcc`` (RMAT ``--wcc-scale``), ``sssp`` (RMAT
-``--sssp-scale`` with weights in [1, 255]; USA-road-d.NY against the EMV Bellman-Ford program).
+``--sssp-scale`` with weights in [1, 255]; USA-road-d.NY against the EMV Bellman-Ford program),
+``sssp-sweep`` (SSSP's arcs per work item and blocks per multiprocessor).
 GPU times are medians of CUDA-event-timed trials after a warm-up (compilation apart). Each
 result is checked against the CPU implementation or the module's verifier; a failed check is
 printed and listed at the end. Writes ``speed_check.json`` to ``--out``.
@@ -210,6 +211,41 @@ def sssp_part(scale: int, datasets: Path) -> None:
                rounds=result.stats["rounds"])
 
 
+def sssp_sweep(scale: int, datasets: Path) -> None:
+    """SSSP time against the arcs per work item and the resident blocks per multiprocessor, and
+    the near-far kernel's share of a run (the rest recovers the predecessor tree)."""
+    import cupy
+
+    from gpugraph import config
+    from gpugraph.io.generators import rmat_edges
+
+    edges = rmat_edges(scale, seed=1, device="cuda")
+    weights = cupy.random.default_rng(7).integers(1, 256, size=edges.src.shape[0]).astype(np.float64)
+    graphs = {f"rmat{scale}": gg.from_edges(edges.src, edges.dst, weights, num_vertices=1 << scale, directed=False,
+                                            device="cuda")}
+    path = datasets / "USA-road-d.NY.gr.gz"
+    if path.exists():
+        graphs["USA-road-d.NY"] = gg.load(path, device="cuda")
+    defaults = config.SSSP_CHUNK_ARCS, config.SSSP_PERSISTENT_BLOCKS_PER_SM
+    for name, graph in graphs.items():
+        source = int(np.flatnonzero(to_numpy(graph.out_degree()) > 0)[0])
+        weights = graph.weights
+        delta = sssp._default_delta(graph)
+        for chunk, per_sm in ((32, 4), (16, 4), (64, 4), (128, 4), (32, 1), (32, 2), (32, 8)):
+            config.SSSP_CHUNK_ARCS, config.SSSP_PERSISTENT_BLOCKS_PER_SM = chunk, per_sm
+
+            def near_far():
+                distance = cupy.full(graph.num_vertices, np.inf)
+                return sssp._near_far(graph, source, weights, False, delta, distance)
+
+            ms, _, (rounds, relaxed) = gpu_ms(near_far, 3)
+            record(part="sssp-sweep", graph=name, chunk=chunk, blocks_per_sm=per_sm, near_far_ms=ms, rounds=rounds,
+                   relaxed_per_arc=relaxed / graph.num_arcs)
+        config.SSSP_CHUNK_ARCS, config.SSSP_PERSISTENT_BLOCKS_PER_SM = defaults
+        ms, _, result = gpu_ms(lambda: sssp.run(graph, source), 3)
+        record(part="sssp-sweep", graph=name, whole_run_ms=ms, delta=delta)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", type=Path, default=REPO.parent / "shared" / "datasets")
@@ -233,6 +269,7 @@ def main() -> int:
         "pagerank": lambda: pagerank_part(args.pagerank_scale, args.iterations),
         "wcc": lambda: wcc_part(args.wcc_scale),
         "sssp": lambda: sssp_part(args.sssp_scale, args.datasets),
+        "sssp-sweep": lambda: sssp_sweep(args.sssp_scale, args.datasets),
     }
     for name in args.only.split(","):
         try:

@@ -24,14 +24,18 @@ CPU: Dijkstra (Numerische Mathematik 1, 1959) with a binary heap and lazy deleti
 work-efficient, O((n + m) log m).
 
 GPU: the near-far method of Davidson, Baxter, Garland & Owens (IPDPS 2014), a two-bucket form
-of Meyer & Sanders' delta-stepping (J. Algorithms 49, 2003). Vertices whose distance dropped
-since they were last expanded are *pending*; each round expands the pending vertices closer
-than a threshold (the *near* pile), one thread per vertex relaxing its out-arcs with an atomic
-minimum on the float64 distance. When no pending vertex is near, the threshold moves to the
-closest pending distance plus ``delta`` (skipping empty buckets); the run ends when nothing is
-pending. Predecessors are recovered after convergence, one thread per vertex picking a tight
-in-arc from a strictly closer vertex; vertices reached only through zero-weight ties take a
-tight in-arc from a vertex that already had a predecessor, in a few more rounds.
+of Meyer & Sanders' delta-stepping (J. Algorithms 49, 2003), run whole inside one persistent
+kernel (:func:`gpugraph.algorithms._sssp_cuda.near_far`; a grid barrier ends each phase, so a
+road graph's thousands of rounds cost no launches and no host reads). Each round relaxes the
+*near* queue: a vertex is queued as items of at most ``config.SSSP_CHUNK_ARCS`` out-arcs, one
+thread each, so hubs are spread over many threads; arcs relax with an atomic minimum on the
+float64 distance. A lowered distance below the threshold queues its vertex for the next round,
+one at or above it joins the *far* pile. When a round queues nothing, the threshold moves to the
+closest pending far distance plus ``delta`` (skipping empty buckets) and the far pile splits;
+the run ends when nothing is pending. Predecessors are recovered after convergence, one thread
+per vertex picking a tight in-arc from a strictly closer vertex; vertices reached only through
+zero-weight ties take a tight in-arc from a vertex that already had a predecessor, in a few
+more rounds.
 
 ``delta`` defaults to ``config.SSSP_DELTA_WARP_WIDTH`` x mean arc weight / mean out-degree, a
 heuristic in the spirit of Davidson et al.'s choice of the near-far width (about one warp of
@@ -54,7 +58,7 @@ from gpugraph.algorithms.reference import shortest_paths
 from gpugraph import config
 from gpugraph.algorithms.result import Result
 from gpugraph.backend import to_numpy
-from gpugraph.backend.kernels import launch_cuda_kernel, run_cpu_kernel
+from gpugraph.backend.kernels import launch_cuda_grid, launch_cuda_kernel, resident_blocks, run_cpu_kernel
 from gpugraph.errors import EmptyGraphError, InvalidParameterError, InvalidWeightError, VertexIdError
 
 
@@ -163,33 +167,39 @@ def _default_delta(graph) -> float:
 
 
 def _near_far(graph, source: int, weights, unit_weights: bool, delta: float, distance) -> tuple[int, int]:
-    """Near-far relaxation to convergence on a CUDA backend; returns ``(rounds, arcs relaxed)``."""
+    """Near-far relaxation to convergence in one persistent kernel on a CUDA backend; returns
+    ``(rounds, arcs relaxed)``."""
     from gpugraph.algorithms import _sssp_cuda
 
-    xp = graph.backend.xp
-    out_degree = graph.out_degree()
-    updated = xp.zeros(graph.num_vertices, dtype=np.uint8)
+    backend = graph.backend
+    xp = backend.xp
+    n, chunk = graph.num_vertices, config.SSSP_CHUNK_ARCS
+    indptr = graph.indptr
     distance[source] = 0.0
-    updated[source] = 1
-    threshold = delta
-    rounds = 0
-    edges = xp.zeros((), dtype=np.int64)  # summed on the device, read once at the end
-    while True:
-        pending = updated.astype(bool)
-        near = xp.flatnonzero(pending & (distance < threshold))
-        if near.size == 0:
-            if not bool(pending.any()):
-                break
-            threshold = float(distance[pending].min()) + delta
-            continue
-        updated[near] = 0
-        edges += out_degree[near].sum()
-        launch_cuda_kernel(
-            _sssp_cuda.relax, graph.backend, int(near.size), near, graph.indptr, graph.indices, weights,
-            unit_weights, distance, updated,
-        )
-        rounds += 1
-    return rounds, int(edges)
+    near_distance = xp.full(n, np.inf, dtype=np.float64)
+    near_distance[source] = 0.0
+    near_mark = xp.zeros(n, dtype=np.int32)
+    near_mark[source] = 1
+    far_mark = xp.zeros(n, dtype=np.int32)
+    # A round queues each vertex at most once, as ceil(out-degree / chunk) items.
+    capacity = n + graph.num_arcs // chunk + 1
+    near_a = xp.empty(capacity, dtype=np.int64)
+    near_b = xp.empty(capacity, dtype=np.int64)
+    far_a = xp.empty(n, dtype=graph.indices.dtype)
+    far_b = xp.empty(n, dtype=graph.indices.dtype)
+    items = -(-int(indptr[source + 1] - indptr[source]) // chunk)
+    near_a[:items] = (xp.arange(items, dtype=np.int64) << _sssp_cuda.VERTEX_BITS) | source
+    control = xp.zeros(_sssp_cuda.RESULT + 3, dtype=np.int64)
+    lowest = xp.full(_sssp_cuda.RING, np.inf, dtype=np.float64)
+    barrier = xp.zeros(1, dtype=np.int64)
+    args = (indptr, graph.indices, weights, unit_weights, distance, near_distance, near_mark, far_mark, near_a,
+            near_b, far_a, far_b, np.int64(items), np.float64(delta), np.int64(chunk), control, lowest, barrier)
+    threads = backend.threads_per_block()
+    blocks = min(resident_blocks(_sssp_cuda.near_far, backend, threads, *args),
+                 max(1, backend.multiprocessors() * config.SSSP_PERSISTENT_BLOCKS_PER_SM))
+    launch_cuda_grid(_sssp_cuda.near_far, backend, blocks, threads, *args)
+    rounds, _, edges = (int(value) for value in to_numpy(control[_sssp_cuda.RESULT:]))
+    return rounds, edges
 
 
 def _tree(graph, source: int, weights, unit_weights: bool, distance, predecessor) -> None:

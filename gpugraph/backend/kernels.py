@@ -151,6 +151,38 @@ def launch_cuda_grid(kernel, backend, blocks: int, threads: int, *args) -> None:
         _record(kernel, target, time.perf_counter() - start)
 
 
+def resident_blocks(kernel, backend, threads: int, *args) -> int:
+    """How many blocks of ``threads`` threads of ``kernel`` (compiled for ``args``) fit on the
+    GPU at once: the most a persistent kernel with a grid barrier may launch. Compiling here
+    counts as the kernel's first launch (:func:`compile_report`). The simulator runs one block.
+
+    Parameters
+    ----------
+    kernel:
+        A ``numba.cuda.jit`` kernel.
+    backend:
+        A CUDA backend (real or simulated).
+    threads:
+        Threads per block.
+    *args:
+        The arguments it will be launched with (their types select the compiled version).
+
+    Returns
+    -------
+    int
+        Resident blocks over all multiprocessors (at least 1).
+    """
+    if backend.simulated:
+        return 1
+    with backend.activate():
+        before = _compiled_versions(kernel)
+        start = time.perf_counter()
+        compiled = kernel.compile(tuple(kernel.typeof_pyval(value) for value in args))
+        if _compiled_versions(kernel) != before:
+            _record(kernel, "cuda", time.perf_counter() - start)
+        return max(1, compiled.max_cooperative_grid_blocks(threads))
+
+
 #: (kernel id, argument type keys...) -> _DirectLaunch, for kernels launched at least once.
 _direct_launches: dict = {}
 

@@ -40,6 +40,18 @@ def test_any_delta_gives_the_same_distances(device, delta):
     assert result.parameters["delta"] == delta
 
 
+@pytest.mark.parametrize("chunk", [1, 3])
+def test_vertices_split_into_chunks_of_arcs(device, chunk, monkeypatch):
+    # The GPU relaxes a vertex's arcs in items of config.SSSP_CHUNK_ARCS arcs; tiny chunks split
+    # every vertex of these graphs into several items (the CPU ignores the setting).
+    from gpugraph import config
+
+    monkeypatch.setattr(config, "SSSP_CHUNK_ARCS", chunk)
+    graph = _messy(device, weights="integer", seed=7)
+    for delta in (1.0, 4.0):
+        sssp.verify(graph, sssp.run(graph, 0, delta=delta))
+
+
 def test_small_example(device):
     # 0 -> 1 (4), 0 -> 2 (1), 2 -> 1 (2), 1 -> 3 (1), 3 -> 3 (0); 4 is unreachable.
     graph = gg.from_edges([0, 0, 2, 1, 3], [1, 2, 1, 3, 3], [4.0, 1.0, 2.0, 1.0, 0.0], num_vertices=5, device=device)
@@ -136,6 +148,6 @@ def test_cuda_kernels_compile_to_ptx(ptx_of, captured_launches, fake_cuda_graph,
     # Launches are captured, not run: nothing relaxes, so the loops stop after one launch each.
     sssp.run(fake_cuda_graph(weighted=weighted), 0)
     kernels = {kernel.py_func.__name__ for kernel, _ in captured_launches}
-    assert kernels == {"relax", "tree_parents"}
+    assert kernels == {"near_far", "tree_parents"}
     for kernel, args in captured_launches:
         assert ".target sm_90" in ptx_of(kernel, args)
