@@ -230,20 +230,32 @@ def sssp_sweep(scale: int, datasets: Path) -> None:
     for name, graph in graphs.items():
         source = int(np.flatnonzero(to_numpy(graph.out_degree()) > 0)[0])
         weights = graph.weights
-        delta = sssp._default_delta(graph)
-        for chunk, per_sm in ((32, 4), (16, 4), (64, 4), (128, 4), (32, 1), (32, 2), (32, 8)):
+        default_delta = sssp._default_delta(graph)
+        settings = [(32, per_sm, 1.0) for per_sm in (1, 2, 4, 8)] + [(chunk, 2, 1.0) for chunk in (16, 64)]
+        settings += [(32, 2, factor) for factor in (0.125, 0.25, 0.5, 2.0)]
+        for chunk, per_sm, factor in settings:
             config.SSSP_CHUNK_ARCS, config.SSSP_PERSISTENT_BLOCKS_PER_SM = chunk, per_sm
 
             def near_far():
                 distance = cupy.full(graph.num_vertices, np.inf)
-                return sssp._near_far(graph, source, weights, False, delta, distance)
+                return sssp._near_far(graph, source, weights, False, default_delta * factor, distance)
 
             ms, _, (rounds, relaxed) = gpu_ms(near_far, 3)
-            record(part="sssp-sweep", graph=name, chunk=chunk, blocks_per_sm=per_sm, near_far_ms=ms, rounds=rounds,
-                   relaxed_per_arc=relaxed / graph.num_arcs)
+            record(part="sssp-sweep", graph=name, chunk=chunk, blocks_per_sm=per_sm, delta=default_delta * factor,
+                   near_far_ms=ms, rounds=rounds, relaxed_per_arc=relaxed / graph.num_arcs)
         config.SSSP_CHUNK_ARCS, config.SSSP_PERSISTENT_BLOCKS_PER_SM = defaults
+        distance = cupy.full(graph.num_vertices, np.inf)
+        sssp._near_far(graph, source, weights, False, default_delta, distance)
+        predecessor = cupy.full(graph.num_vertices, -1, dtype=np.int64)
+
+        def tree():
+            predecessor.fill(-1)
+            sssp._tree(graph, source, weights, False, distance, predecessor)
+
+        ms, _, _ = gpu_ms(tree, 3)
+        record(part="sssp-sweep", graph=name, tree_ms=ms)
         ms, _, result = gpu_ms(lambda: sssp.run(graph, source), 3)
-        record(part="sssp-sweep", graph=name, whole_run_ms=ms, delta=delta)
+        record(part="sssp-sweep", graph=name, whole_run_ms=ms, delta=default_delta)
 
 
 def main() -> int:

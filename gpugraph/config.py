@@ -141,6 +141,9 @@ SSSP_CHUNK_ARCS = 32
 #: Blocks per multiprocessor of the persistent near-far kernel (fewer if they do not all fit at
 #: once): more blocks hide more gather latency, fewer make each grid barrier cheaper.
 SSSP_PERSISTENT_BLOCKS_PER_SM = 4
+#: GPU SSSP's predecessor passes give each thread this many consecutive out-arcs (one binary
+#: search for the first arc's tail, then a walk).
+SSSP_TREE_ARCS_PER_THREAD = 16
 
 #: CPU enumeration hands out this many vertices at a time to each core: rows of the oriented
 #: graph are short, so a chunk is a few microseconds of merging and chunks balance the hubs.

@@ -194,22 +194,39 @@ def near_far(indptr, indices, weights, unit_weights, distance, near_distance, ne
 
 
 @cuda.jit(cache=True)
-def tree_parents(in_indptr, in_indices, in_edge_ids, weights, unit_weights, distance, anchored, predecessor, changed):
-    """One thread per vertex still without a predecessor: take the first tight in-arc
-    ``u -> v`` (``distance[u] + w == distance[v]``) whose source is strictly closer, or already
-    has a predecessor in ``anchored`` (the predecessors before this launch). Reading the
-    snapshot, never ``predecessor`` itself, keeps zero-weight ties from forming cycles."""
-    vertex = _thread_index()
-    if vertex >= distance.shape[0] or predecessor[vertex] >= 0:
+def tight_arcs(indptr, indices, weights, unit_weights, distance, anchored, predecessor, changed, arcs_per_thread):
+    """Each thread takes ``arcs_per_thread`` consecutive out-arcs (finding the first one's tail by
+    binary search in ``indptr``) and gives the head of every tight arc ``u -> v``
+    (``distance[u] + w == distance[v]``) that has no predecessor yet the predecessor ``u``, if
+    ``u`` is strictly closer or already had one in ``anchored`` (the predecessors before this
+    launch). Reading the snapshot, never ``predecessor`` itself, keeps zero-weight ties from
+    forming cycles; every writer of a vertex writes a valid predecessor."""
+    first = _thread_index() * arcs_per_thread
+    arcs = indices.shape[0]
+    if first >= arcs:
         return
-    target = distance[vertex]
-    if math.isinf(target):
-        return
-    for position in range(in_indptr[vertex], in_indptr[vertex + 1]):
-        source = in_indices[position]
-        weight = 1.0 if unit_weights else np.float64(weights[in_edge_ids[position]])
-        reached = distance[source]
-        if reached + weight == target and (reached < target or anchored[source] >= 0):
-            predecessor[vertex] = source
+    last = min(first + arcs_per_thread, arcs)
+    low = np.int64(0)
+    high = np.int64(indptr.shape[0] - 2)
+    while low < high:  # the last vertex whose arcs start at or before ``first``
+        middle = (low + high + 1) // 2
+        if indptr[middle] <= first:
+            low = middle
+        else:
+            high = middle - 1
+    tail = low
+    end = indptr[tail + 1]
+    reached = distance[tail]
+    for edge in range(first, last):
+        while edge >= end:
+            tail += 1
+            end = indptr[tail + 1]
+            reached = distance[tail]
+        if math.isinf(reached):
+            continue
+        head = indices[edge]
+        target = distance[head]
+        weight = 1.0 if unit_weights else np.float64(weights[edge])
+        if reached + weight == target and (reached < target or anchored[tail] >= 0) and predecessor[head] < 0:
+            predecessor[head] = tail
             changed[0] = 1
-            return

@@ -32,10 +32,11 @@ thread each, so hubs are spread over many threads; arcs relax with an atomic min
 float64 distance. A lowered distance below the threshold queues its vertex for the next round,
 one at or above it joins the *far* pile. When a round queues nothing, the threshold moves to the
 closest pending far distance plus ``delta`` (skipping empty buckets) and the far pile splits;
-the run ends when nothing is pending. Predecessors are recovered after convergence, one thread
-per vertex picking a tight in-arc from a strictly closer vertex; vertices reached only through
-zero-weight ties take a tight in-arc from a vertex that already had a predecessor, in a few
-more rounds.
+the run ends when nothing is pending. Predecessors are recovered after convergence by
+edge-balanced passes over the out-arcs (``config.SSSP_TREE_ARCS_PER_THREAD`` per thread): a tight
+arc from a strictly closer vertex gives its head a predecessor; vertices reached only through
+zero-weight ties take a tight arc from a vertex that already had a predecessor, in a few more
+passes.
 
 ``delta`` defaults to ``config.SSSP_DELTA_WARP_WIDTH`` x mean arc weight / mean out-degree, a
 heuristic in the spirit of Davidson et al.'s choice of the near-far width (about one warp of
@@ -203,18 +204,24 @@ def _near_far(graph, source: int, weights, unit_weights: bool, delta: float, dis
 
 
 def _tree(graph, source: int, weights, unit_weights: bool, distance, predecessor) -> None:
-    """Predecessors from converged distances (see the module docstring), on a CUDA backend."""
+    """Predecessors from converged distances (see the module docstring), on a CUDA backend:
+    edge-balanced passes over the out-arcs until every reached vertex has one."""
     from gpugraph.algorithms import _sssp_cuda
 
     xp = graph.backend.xp
     predecessor[source] = source
-    changed = xp.ones(1, dtype=np.int64)
-    while int(changed[0]):
+    per_thread = config.SSSP_TREE_ARCS_PER_THREAD
+    threads = -(-graph.num_arcs // per_thread)
+    changed = xp.zeros(1, dtype=np.int64)
+    reached = xp.isfinite(distance)
+    while True:
         changed[0] = 0
         launch_cuda_kernel(
-            _sssp_cuda.tree_parents, graph.backend, graph.num_vertices, graph.in_indptr, graph.in_indices,
-            graph.in_edge_ids, weights, unit_weights, distance, predecessor.copy(), predecessor, changed,
+            _sssp_cuda.tight_arcs, graph.backend, threads, graph.indptr, graph.indices, weights, unit_weights,
+            distance, predecessor.copy(), predecessor, changed, np.int64(per_thread),
         )
+        if not int(changed[0]) or not bool(xp.any(reached & (predecessor < 0))):
+            break
 
 
 def verify(graph, result: Result) -> None:

@@ -42,11 +42,13 @@ def test_any_delta_gives_the_same_distances(device, delta):
 
 @pytest.mark.parametrize("chunk", [1, 3])
 def test_vertices_split_into_chunks_of_arcs(device, chunk, monkeypatch):
-    # The GPU relaxes a vertex's arcs in items of config.SSSP_CHUNK_ARCS arcs; tiny chunks split
-    # every vertex of these graphs into several items (the CPU ignores the setting).
+    # The GPU relaxes a vertex's arcs in items of config.SSSP_CHUNK_ARCS arcs and its tree passes
+    # give each thread SSSP_TREE_ARCS_PER_THREAD arcs; tiny values split every vertex of these
+    # graphs over several items and threads (the CPU ignores both).
     from gpugraph import config
 
     monkeypatch.setattr(config, "SSSP_CHUNK_ARCS", chunk)
+    monkeypatch.setattr(config, "SSSP_TREE_ARCS_PER_THREAD", chunk)
     graph = _messy(device, weights="integer", seed=7)
     for delta in (1.0, 4.0):
         sssp.verify(graph, sssp.run(graph, 0, delta=delta))
@@ -148,6 +150,6 @@ def test_cuda_kernels_compile_to_ptx(ptx_of, captured_launches, fake_cuda_graph,
     # Launches are captured, not run: nothing relaxes, so the loops stop after one launch each.
     sssp.run(fake_cuda_graph(weighted=weighted), 0)
     kernels = {kernel.py_func.__name__ for kernel, _ in captured_launches}
-    assert kernels == {"near_far", "tree_parents"}
+    assert kernels == {"near_far", "tight_arcs"}
     for kernel, args in captured_launches:
         assert ".target sm_90" in ptx_of(kernel, args)
