@@ -95,8 +95,14 @@ def bfs_road(datasets: Path) -> None:
         check(f"bfs {name}", np.array_equal(result.to_numpy("depth"), expected))
         bfs.verify(host, result)
         levels = result.stats["rounds"]
+        kinds = {}
+        for kind, count, seconds in result.stats["steps"]:
+            launches, done, spent = kinds.get(kind, (0, 0, 0.0))
+            kinds[kind] = (launches + 1, done + count, spent + seconds)
         record(part="bfs-road", graph=name, ms=ms, min_ms=min(times), levels=levels,
-               us_per_level=1000 * ms / max(levels, 1), bottom_up=result.stats["bottom_up_rounds"])
+               us_per_level=1000 * ms / max(levels, 1), bottom_up=result.stats["bottom_up_rounds"],
+               steps={kind: f"{launches} launches, {done} levels, {1e3 * spent:.2f} ms"
+                      for kind, (launches, done, spent) in kinds.items()})
 
 
 def bfs_graph500(scale: int, roots: int) -> None:
