@@ -137,14 +137,16 @@ WCC_SAMPLE_SEED = 12345
 CPU_CDLP_CHUNK = 256
 
 #: The factor of the default near-far bucket width: ``delta`` is this many times the mean arc
-#: weight over the mean out-degree, so a bucket holds about one warp of arcs (module docstring).
-SSSP_DELTA_WARP_WIDTH = 32
+#: weight over the mean out-degree. Measured on the H100 (docs/performance.md): on RMAT-21 with
+#: weights in [1, 255], 8 relaxes each arc 1.8 times (32: 2.8 times) and is the fastest; road
+#: graphs would rather have wider buckets (fewer rounds) but stay far ahead of Bellman-Ford.
+SSSP_DELTA_FACTOR = 8
 #: GPU SSSP relaxes a queued vertex's out-arcs in items of at most this many arcs, one thread
 #: each, so a hub's arcs spread over many threads instead of holding one thread for the round.
 SSSP_CHUNK_ARCS = 32
 #: Blocks per multiprocessor of the persistent near-far kernel (fewer if they do not all fit at
 #: once): more blocks hide more gather latency, fewer make each grid barrier cheaper.
-SSSP_PERSISTENT_BLOCKS_PER_SM = 4
+SSSP_PERSISTENT_BLOCKS_PER_SM = 2
 #: GPU SSSP's predecessor passes give each thread this many consecutive out-arcs (one binary
 #: search for the first arc's tail, then a walk).
 SSSP_TREE_ARCS_PER_THREAD = 16

@@ -38,9 +38,9 @@ arc from a strictly closer vertex gives its head a predecessor; vertices reached
 zero-weight ties take a tight arc from a vertex that already had a predecessor, in a few more
 passes.
 
-``delta`` defaults to ``config.SSSP_DELTA_WARP_WIDTH`` x mean arc weight / mean out-degree, a
-heuristic in the spirit of Davidson et al.'s choice of the near-far width (about one warp of
-arcs per bucket); any positive width gives the same distances.
+``delta`` defaults to ``config.SSSP_DELTA_FACTOR`` x mean arc weight / mean out-degree, a
+heuristic in the spirit of Davidson et al.'s choice of the near-far width (a bucket holds a
+few arcs per vertex); any positive width gives the same distances.
 
 ``stats``: ``rounds`` (CPU: vertices settled; GPU: near-pile expansions), ``edges_traversed``
 (arcs relaxed), ``seconds``.
@@ -143,9 +143,12 @@ def check_weights(graph) -> None:
     InvalidWeightError
         With the first such arc (original ids) and how many more there are.
     """
-    if graph.weights is None:
+    if graph.weights is None or graph.weights.size == 0:
         return
-    bad = graph.backend.xp.flatnonzero(~(graph.weights >= 0))  # NaN fails every comparison
+    # One reduction clears the usual case: the minimum is NaN if any weight is, and NaN fails >= 0.
+    if graph.weights.min() >= 0:
+        return
+    bad = graph.backend.xp.flatnonzero(~(graph.weights >= 0))
     if bad.size:
         arc = int(bad[0])
         tail = int(np.searchsorted(to_numpy(graph.indptr), arc, side="right")) - 1
@@ -158,12 +161,12 @@ def check_weights(graph) -> None:
 
 
 def _default_delta(graph) -> float:
-    """``config.SSSP_DELTA_WARP_WIDTH * mean weight / mean out-degree`` (1.0 when that is not positive)."""
+    """``config.SSSP_DELTA_FACTOR * mean weight / mean out-degree`` (1.0 when that is not positive)."""
     arcs = graph.num_arcs
     if arcs == 0:
         return 1.0
     mean_weight = 1.0 if graph.weights is None else float(graph.weights.mean(dtype=np.float64))
-    delta = config.SSSP_DELTA_WARP_WIDTH * mean_weight * graph.num_vertices / arcs
+    delta = config.SSSP_DELTA_FACTOR * mean_weight * graph.num_vertices / arcs
     return delta if 0 < delta < np.inf else 1.0
 
 

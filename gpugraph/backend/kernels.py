@@ -170,17 +170,25 @@ def resident_blocks(kernel, backend, threads: int, *args) -> int:
     Returns
     -------
     int
-        Resident blocks over all multiprocessors (at least 1).
+        Resident blocks over all multiprocessors; 0 when a block of ``threads`` threads cannot
+        run (too many registers per thread).
     """
     if backend.simulated:
         return 1
-    with backend.activate():
-        before = _compiled_versions(kernel)
-        start = time.perf_counter()
-        compiled = kernel.compile(tuple(kernel.typeof_pyval(value) for value in args))
-        if _compiled_versions(kernel) != before:
-            _record(kernel, "cuda", time.perf_counter() - start)
-        return max(1, compiled.max_cooperative_grid_blocks(threads))
+    key = (id(kernel), backend.device_id, threads, *(_type_key(value) for value in args))
+    if key not in _resident_blocks:
+        with backend.activate():
+            before = _compiled_versions(kernel)
+            start = time.perf_counter()
+            compiled = kernel.compile(tuple(kernel.typeof_pyval(value) for value in args))
+            if _compiled_versions(kernel) != before:
+                _record(kernel, "cuda", time.perf_counter() - start)
+            _resident_blocks[key] = compiled.max_cooperative_grid_blocks(threads)
+    return _resident_blocks[key]
+
+
+#: (kernel id, device, threads, argument type keys...) -> resident blocks (resident_blocks()).
+_resident_blocks: dict = {}
 
 
 #: (kernel id, argument type keys...) -> _DirectLaunch, for kernels launched at least once.
