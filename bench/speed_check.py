@@ -9,8 +9,7 @@ USA-road-d.NY from vertex 0), ``bfs-graph500`` (64 roots at ``--bfs-scale``, har
 with the Graph500 edge count), ``pagerank`` (RMAT ``--pagerank-scale``: ms per iteration against
 cuSPARSE SpMV power iteration in the same run), ``wcc`` (RMAT ``--wcc-scale``), ``sssp`` (RMAT
 ``--sssp-scale`` with weights in [1, 255]; USA-road-d.NY against the EMV Bellman-Ford program),
-``sssp-sweep`` (SSSP's arcs per work item and blocks per multiprocessor), ``bfs-road-sweep``
-(road-graph BFS against the single-block mode's frontier limit and block size).
+``sssp-sweep`` (SSSP's arcs per work item and blocks per multiprocessor).
 GPU times are medians of CUDA-event-timed trials after a warm-up (compilation apart). Each
 result is checked against the CPU implementation or the module's verifier; a failed check is
 printed and listed at the end. Writes ``speed_check.json`` to ``--out``.
@@ -96,36 +95,8 @@ def bfs_road(datasets: Path) -> None:
         check(f"bfs {name}", np.array_equal(result.to_numpy("depth"), expected))
         bfs.verify(host, result)
         levels = result.stats["rounds"]
-        kinds = {}
-        for kind, count, seconds in result.stats["steps"]:
-            launches, done, spent = kinds.get(kind, (0, 0, 0.0))
-            kinds[kind] = (launches + 1, done + count, spent + seconds)
         record(part="bfs-road", graph=name, ms=ms, min_ms=min(times), levels=levels,
-               us_per_level=1000 * ms / max(levels, 1), bottom_up=result.stats["bottom_up_rounds"],
-               steps={kind: f"{launches} launches, {done} levels, {1e3 * spent:.2f} ms"
-                      for kind, (launches, done, spent) in kinds.items()})
-
-
-def bfs_road_sweep(datasets: Path) -> None:
-    """Road-graph BFS against the single-block mode's frontier limit and block size (0: off)."""
-    from gpugraph import config
-
-    defaults = config.BFS_SINGLE_BLOCK_FRONTIER, config.BFS_SINGLE_BLOCK_THREADS
-    for name in ("pace-FLA.gr.xz", "USA-road-d.NY.gr.gz"):
-        path = datasets / name
-        if not path.exists():
-            continue
-        graph = gg.load(path, device="cuda")
-        for frontier, threads in ((0, 512), (256, 256), (512, 512), (1024, 1024), (2048, 1024)):
-            config.BFS_SINGLE_BLOCK_FRONTIER, config.BFS_SINGLE_BLOCK_THREADS = frontier, threads
-            try:
-                ms, _, result = gpu_ms(lambda: bfs.run(graph, 0), 5)
-            except Exception as exc:  # noqa: BLE001 - e.g. a block too large for the kernel's registers
-                record(part="bfs-road-sweep", graph=name, frontier=frontier, threads=threads, error=str(exc)[:200])
-                continue
-            record(part="bfs-road-sweep", graph=name, frontier=frontier, threads=threads, ms=ms,
-                   launches=len(result.stats["steps"]))
-        config.BFS_SINGLE_BLOCK_FRONTIER, config.BFS_SINGLE_BLOCK_THREADS = defaults
+               us_per_level=1000 * ms / max(levels, 1), bottom_up=result.stats["bottom_up_rounds"])
 
 
 def bfs_graph500(scale: int, roots: int) -> None:
@@ -305,7 +276,6 @@ def main() -> int:
     parts = {
         "ceilings": ceilings,
         "bfs-road": lambda: bfs_road(args.datasets),
-        "bfs-road-sweep": lambda: bfs_road_sweep(args.datasets),
         "bfs-graph500": lambda: bfs_graph500(args.bfs_scale, args.roots),
         "bfs-alpha": lambda: bfs_alpha_sweep(args.bfs_scale, args.roots),
         "pagerank": lambda: pagerank_part(args.pagerank_scale, args.iterations),

@@ -119,10 +119,6 @@ BFS_PERSISTENT_EDGES = 1 << 16
 BFS_PERSISTENT_DEGREE = 2048
 #: Blocks per multiprocessor of the persistent kernel; all must be resident at once.
 BFS_PERSISTENT_BLOCKS_PER_SM = 1
-#: ...but a frontier of at most this many vertices runs on one block of BFS_SINGLE_BLOCK_THREADS
-#: threads, whose level barrier is a syncthreads instead of a grid-wide one.
-BFS_SINGLE_BLOCK_FRONTIER = 2048
-BFS_SINGLE_BLOCK_THREADS = 512
 #: GPU BFS bottom-up: vertices with more in-edges than this scan them one warp at a time.
 BFS_BOTTOM_UP_WARP_DEGREE = 64
 

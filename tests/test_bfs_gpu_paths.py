@@ -30,13 +30,11 @@ def simulated():
     return "cuda"
 
 
-@pytest.mark.parametrize("thresholds", [(1 << 16, 2048, 2048), (1 << 16, 2048, 8), (6, 3, 4), (0, 0, 2048)],
-                         ids=["persistent", "single-block-and-grid", "mixed", "host-only"])
+@pytest.mark.parametrize("thresholds", [(1 << 16, 2048), (6, 3), (0, 0)], ids=["persistent", "mixed", "host-only"])
 @pytest.mark.parametrize("name", sorted(_graphs()))
 def test_every_step_kind_gives_the_serial_depths(simulated, monkeypatch, thresholds, name):
     monkeypatch.setattr(config, "BFS_PERSISTENT_EDGES", thresholds[0])
     monkeypatch.setattr(config, "BFS_PERSISTENT_DEGREE", thresholds[1])
-    monkeypatch.setattr(config, "BFS_SINGLE_BLOCK_FRONTIER", thresholds[2])
     graph = _graphs()[name](simulated)
     expected = bfs.run(graph.to("cpu"), 1, variant="top-down").to_numpy("depth")
     for variant in bfs.VARIANTS:
@@ -48,11 +46,3 @@ def test_every_step_kind_gives_the_serial_depths(simulated, monkeypatch, thresho
         assert sizes[-1] == 0 and len(sizes) == result.stats["rounds"] + 1
         reached = expected >= 0
         assert result.stats["edges_traversed"] == int(np.diff(graph.to("cpu").indptr)[reached].sum())
-
-
-def test_small_frontiers_run_on_a_single_block_and_large_ones_on_the_grid(simulated, monkeypatch):
-    monkeypatch.setattr(config, "BFS_SINGLE_BLOCK_FRONTIER", 8)
-    graph = gg.rmat(7, seed=2, device=simulated)
-    result = bfs.run(graph, 1, variant="top-down")
-    assert [kind for kind, _, _ in result.stats["steps"]] == ["single-block", "persistent"]
-    assert np.array_equal(result.to_numpy("depth"), bfs.run(graph.to("cpu"), 1).to_numpy("depth"))

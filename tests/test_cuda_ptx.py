@@ -66,7 +66,7 @@ def _kernels():
             f"top_down_levels[{out}]": (
                 _bfs_cuda.top_down_levels,
                 (i64, ids, types.int32[:], i64, ids, ids, types.int64, types.int64, i64, i64,
-                 types.int64, types.int64, i64, i64),
+                 types.int64, types.int64, i64),
             )
             for out, ids in (("int32", i32), ("int64", i64))
         },

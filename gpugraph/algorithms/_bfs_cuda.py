@@ -11,10 +11,7 @@ step:
   each level. It stops when the frontier is empty or too heavy for it (more than
   ``config.BFS_PERSISTENT_EDGES`` frontier edges, or a vertex of degree above
   ``config.BFS_PERSISTENT_DEGREE``, which one thread would walk alone). The grid is sized so all
-  its blocks are resident at once (the barrier needs it). A frontier of at most
-  ``config.BFS_SINGLE_BLOCK_FRONTIER`` vertices runs on a single block instead, whose barrier is
-  a ``syncthreads`` (a road graph's thousand levels are mostly this small); it hands back to
-  the full grid when the frontier outgrows it, and the grid hands back below a quarter of it.
+  its blocks are resident at once (the barrier needs it).
 * Heavy levels return to the host loop in :func:`levels`: top-down with the edge-balanced
   :func:`gpugraph.ops.advance`, or bottom-up with :func:`bottom_up_step` (direction-optimising,
   Beamer's heuristic), which counts the vertices it finds and their degrees in block-local
@@ -49,8 +46,6 @@ def grid_barrier(barrier, blocks):
     publish this block's writes before it arrives and order its later reads after the others'.
     """
     cuda.syncthreads()
-    if blocks == 1:  # a lone block's barrier is syncthreads, which also orders its memory
-        return
     if cuda.threadIdx.x == 0:
         cuda.threadfence()
         arrived = cuda.atomic.add(barrier, 0, 1)
@@ -63,10 +58,9 @@ def grid_barrier(barrier, blocks):
 
 @cuda.jit(cache=True)
 def top_down_levels(indptr, indices, depth, parent, queue_a, queue_b, first_level, first_size,
-                    control, barrier, edge_limit, degree_limit, size_range, history):
+                    control, barrier, edge_limit, degree_limit, history):
     """Top-down levels from the frontier ``queue_a[:first_size]`` (at depth ``first_level``)
-    until the frontier is empty, too heavy, or its size leaves ``size_range`` (two values:
-    the grid exits below the first, a single block above the second); see the module docstring.
+    until the frontier is empty or too heavy; see the module docstring.
 
     ``control`` (int64, zeroed) ends with ``[levels done, final frontier size, 0 if the final
     frontier is in queue_a else 1, its out-edges, its largest degree, out-edges of all the
@@ -121,8 +115,7 @@ def top_down_levels(indptr, indices, depth, parent, queue_a, queue_b, first_leve
         if thread == 0:
             history[level] = size
             found_edges += edges
-        if size == 0 or edges > edge_limit or heaviest > degree_limit or size < size_range[0] or \
-                size > size_range[1]:
+        if size == 0 or edges > edge_limit or heaviest > degree_limit:
             break
     if thread == 0:
         control[_RESULT] = done
@@ -225,7 +218,7 @@ def levels(graph, source: int, depth, parent, switch: bool) -> tuple:
     -------
     tuple
         ``(levels, bottom-up levels, arcs out of reached vertices, frontier size per level,
-        steps)``; each step is ``(kind, levels, seconds)`` with kind ``"single-block"``, ``"persistent"``,
+        steps)``; each step is ``(kind, levels, seconds)`` with kind ``"persistent"``,
         ``"top-down"`` or ``"bottom-up"``.
     """
     backend = graph.backend
@@ -242,10 +235,6 @@ def levels(graph, source: int, depth, parent, switch: bool) -> tuple:
     control = xp.zeros(_RESULT + 6, dtype=np.int64)
     barrier = xp.zeros(1, dtype=np.int64)
     blocks = 1 if backend.simulated else backend.multiprocessors() * config.BFS_PERSISTENT_BLOCKS_PER_SM
-    threads = backend.threads_per_block()
-    single_threads = threads if backend.simulated else config.BFS_SINGLE_BLOCK_THREADS
-    single_range = xp.asarray(np.array([0, config.BFS_SINGLE_BLOCK_FRONTIER], dtype=np.int64))
-    grid_range = xp.asarray(np.array([config.BFS_SINGLE_BLOCK_FRONTIER // 4, n + 1], dtype=np.int64))
     sizes = [1]
     frontier_edges = heaviest = int(out_degree[source])
     reached_edges = frontier_edges
@@ -294,18 +283,16 @@ def levels(graph, source: int, depth, parent, switch: bool) -> tuple:
                 queue_a[:size] = frontier.ids()
                 frontier = None
             control.fill(0)
-            alone = size <= config.BFS_SINGLE_BLOCK_FRONTIER
-            launch_cuda_grid(top_down_levels, backend, 1 if alone else blocks, single_threads if alone else threads,
-                             indptr, indices, depth, parent, queue_a, queue_b, np.int64(level), np.int64(size),
-                             control, barrier, np.int64(config.BFS_PERSISTENT_EDGES),
-                             np.int64(config.BFS_PERSISTENT_DEGREE), single_range if alone else grid_range, history)
+            launch_cuda_grid(top_down_levels, backend, blocks, backend.threads_per_block(), indptr, indices,
+                             depth, parent, queue_a, queue_b, np.int64(level), np.int64(size), control, barrier,
+                             np.int64(config.BFS_PERSISTENT_EDGES), np.int64(config.BFS_PERSISTENT_DEGREE), history)
             done, size, parity, frontier_edges, heaviest, found_edges = (int(v) for v in _host(control[_RESULT:]))
             sizes.extend(int(value) for value in _host(history[level + 1:level + 1 + done]))
             level += done
             reached_edges += found_edges
             if parity:
                 queue_a[:size] = queue_b[:size]
-            steps.append(("single-block" if alone else "persistent", done, time.perf_counter() - began))
+            steps.append(("persistent", done, time.perf_counter() - began))
             continue
         steps.append(("bottom-up" if bottom_up else "top-down", 1, time.perf_counter() - began))
         level += 1
