@@ -251,3 +251,12 @@ def test_plots_skipped_without_matplotlib(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     written, notes = write_plots([], tmp_path)
     assert written == [] and notes == ["matplotlib not installed: no plots (pip install gpugraph[bench])"]
+
+
+def test_git_revision_of_an_exported_tree_comes_from_the_environment(monkeypatch, tmp_path):
+    from gpugraph.bench import git_revision
+
+    monkeypatch.setenv("GPUGRAPH_GIT_REVISION", "abc123")
+    assert git_revision() == "abc123"
+    monkeypatch.delenv("GPUGRAPH_GIT_REVISION")
+    assert git_revision() is None or git_revision().startswith(tuple("0123456789abcdef"))

@@ -96,13 +96,21 @@ def versions() -> dict:
 
 
 def git_revision() -> str | None:
-    """The commit of the gpugraph checkout (``-dirty`` when files differ), or ``None`` outside a
-    git checkout."""
+    """The commit of the gpugraph checkout (``-dirty`` when files differ): ``$GPUGRAPH_GIT_REVISION``
+    if set (for an exported copy of the tree, e.g. on a benchmark machine), else what git says
+    when the package's parent folder is the top of a git work tree, else ``None`` (a copy inside
+    some other repository must not report that repository's commit)."""
+    given = os.environ.get("GPUGRAPH_GIT_REVISION")
+    if given:
+        return given
+    checkout = Path(__file__).resolve().parents[2]
     try:
-        completed = subprocess.run(
-            ["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=Path(__file__).resolve().parent,
-            capture_output=True, text=True, timeout=10, check=False,
-        )
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=checkout, capture_output=True,
+                             text=True, timeout=10, check=False)
+        if not top.stdout.strip() or Path(top.stdout.strip()).resolve() != checkout:
+            return None
+        completed = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=checkout,
+                                   capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return completed.stdout.strip() or None
