@@ -237,16 +237,15 @@ def sssp_sweep(scale: int, datasets: Path) -> None:
             config.SSSP_CHUNK_ARCS, config.SSSP_PERSISTENT_BLOCKS_PER_SM = chunk, per_sm
 
             def near_far():
-                return sssp._near_far(graph, source, weights, False, default_delta * factor,
-                                      sssp._working_distances(graph))
+                distance = cupy.full(graph.num_vertices, np.inf)
+                return sssp._near_far(graph, source, weights, False, default_delta * factor, distance)
 
             ms, _, (rounds, relaxed) = gpu_ms(near_far, 3)
             record(part="sssp-sweep", graph=name, chunk=chunk, blocks_per_sm=per_sm, delta=default_delta * factor,
                    near_far_ms=ms, rounds=rounds, relaxed_per_arc=relaxed / graph.num_arcs)
         config.SSSP_CHUNK_ARCS, config.SSSP_PERSISTENT_BLOCKS_PER_SM = defaults
-        distance = sssp._working_distances(graph)
+        distance = cupy.full(graph.num_vertices, np.inf)
         sssp._near_far(graph, source, weights, False, default_delta, distance)
-        say(f"sssp-sweep {name}: working distances {distance.dtype}")
         predecessor = cupy.full(graph.num_vertices, -1, dtype=np.int64)
 
         def tree():

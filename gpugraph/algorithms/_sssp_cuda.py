@@ -28,8 +28,7 @@ VERTEX_MASK = (1 << VERTEX_BITS) - 1
 
 @cuda.jit(device=True)
 def _read(distance, vertex):
-    """The current distance of ``vertex`` (int32 or float64: atomics convert the value to the
-    array's type), read through L2 (an atomic that adds nothing): a plain
+    """The current distance of ``vertex``, read through L2 (an atomic that adds nothing): a plain
     load may return a line that another block has since lowered, and the expansion of a vertex
     must see the distance that queued it."""
     return cuda.atomic.add(distance, vertex, 0.0)
@@ -195,8 +194,7 @@ def near_far(indptr, indices, weights, unit_weights, distance, near_distance, ne
 
 
 @cuda.jit(cache=True)
-def tight_arcs(indptr, indices, weights, unit_weights, distance, unreached, anchored, predecessor, changed,
-               arcs_per_thread):
+def tight_arcs(indptr, indices, weights, unit_weights, distance, anchored, predecessor, changed, arcs_per_thread):
     """Each thread takes ``arcs_per_thread`` consecutive out-arcs (finding the first one's tail by
     binary search in ``indptr``) and gives the head of every tight arc ``u -> v``
     (``distance[u] + w == distance[v]``) that has no predecessor yet the predecessor ``u``, if
@@ -224,7 +222,7 @@ def tight_arcs(indptr, indices, weights, unit_weights, distance, unreached, anch
             tail += 1
             end = indptr[tail + 1]
             reached = distance[tail]
-        if reached == unreached:
+        if math.isinf(reached):
             continue
         head = indices[edge]
         target = distance[head]

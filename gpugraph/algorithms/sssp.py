@@ -29,8 +29,7 @@ kernel (:func:`gpugraph.algorithms._sssp_cuda.near_far`; a grid barrier ends eac
 road graph's thousands of rounds cost no launches and no host reads). Each round relaxes the
 *near* queue: a vertex is queued as items of at most ``config.SSSP_CHUNK_ARCS`` out-arcs, one
 thread each, so hubs are spread over many threads; arcs relax with an atomic minimum on the
-distance, kept in int32 when every weight is an integer and no distance can overflow (4-byte
-reads, native atomics) and in float64 otherwise. A lowered distance below the threshold queues its vertex for the next round,
+float64 distance. A lowered distance below the threshold queues its vertex for the next round,
 one at or above it joins the *far* pile. When a round queues nothing, the threshold moves to the
 closest pending far distance plus ``delta`` (skipping empty buckets) and the far pile splits;
 the run ends when nothing is pending. Predecessors are recovered after convergence by
@@ -113,18 +112,14 @@ def run(graph, source: int = 0, delta: float | None = None) -> Result:
         unit_weights = graph.weights is None
         # Kernels read no weights when unit_weights is set; they still need an array argument.
         weights = xp.ones(1) if unit_weights else graph.weights
+        distance = xp.full(n, np.inf, dtype=np.float64)
         predecessor = xp.full(n, -1, dtype=np.int64)
         if backend.is_cuda:
             delta = _default_delta(graph) if delta is None else float(delta)
-            distance = _working_distances(graph)
             rounds, edges = _near_far(graph, int(source), weights, unit_weights, delta, distance)
             _tree(graph, int(source), weights, unit_weights, distance, predecessor)
-            if distance.dtype == np.int32:
-                distance = xp.where(distance == _UNREACHED_INT32, np.inf, distance.astype(np.float64))
         else:
             from gpugraph.algorithms import _sssp_cpu
-
-            distance = xp.full(n, np.inf, dtype=np.float64)
 
             rounds, edges = run_cpu_kernel(
                 _sssp_cpu.dijkstra, graph.indptr, graph.indices, weights, unit_weights, np.int64(source),
@@ -175,42 +170,18 @@ def _default_delta(graph) -> float:
     return delta if 0 < delta < np.inf else 1.0
 
 
-#: The GPU's int32 distances mark unreached vertices with the largest int32.
-_UNREACHED_INT32 = np.iinfo(np.int32).max
-
-
-def _working_distances(graph):
-    """The distance array the GPU kernels work in: int32 when every weight is an integer and no
-    candidate distance can reach ``_UNREACHED_INT32`` (a relaxed distance is a path of at most
-    n - 1 arcs plus one more arc), float64 otherwise. Integer distances halve the bytes of every distance read and relax with the
-    GPU's native 32-bit atomic minimum instead of a compare-and-swap loop on doubles."""
-    xp = graph.backend.xp
-    n = graph.num_vertices
-    weights = graph.weights
-    if weights is None:
-        exact = n < _UNREACHED_INT32
-    elif weights.size == 0:
-        exact = True
-    else:
-        exact = float(weights.max()) * n < _UNREACHED_INT32 and bool(xp.all(weights == xp.floor(weights)))
-    if exact:
-        return xp.full(n, _UNREACHED_INT32, dtype=np.int32)
-    return xp.full(n, np.inf, dtype=np.float64)
-
-
 def _near_far(graph, source: int, weights, unit_weights: bool, delta: float, distance) -> tuple[int, int]:
-    """Near-far relaxation to convergence in one persistent kernel on a CUDA backend, in
-    ``distance`` (int32 or float64, see :func:`_working_distances`); returns ``(rounds, arcs
-    relaxed)``."""
+    """Near-far relaxation to convergence in one persistent kernel on a CUDA backend; returns
+    ``(rounds, arcs relaxed)``."""
     from gpugraph.algorithms import _sssp_cuda
 
     backend = graph.backend
     xp = backend.xp
     n, chunk = graph.num_vertices, config.SSSP_CHUNK_ARCS
     indptr = graph.indptr
-    near_distance = distance.copy()  # every vertex is unreached yet
-    distance[source] = 0
-    near_distance[source] = 0
+    distance[source] = 0.0
+    near_distance = xp.full(n, np.inf, dtype=np.float64)
+    near_distance[source] = 0.0
     near_mark = xp.zeros(n, dtype=np.int32)
     near_mark[source] = 1
     far_mark = xp.zeros(n, dtype=np.int32)
@@ -245,13 +216,12 @@ def _tree(graph, source: int, weights, unit_weights: bool, distance, predecessor
     per_thread = config.SSSP_TREE_ARCS_PER_THREAD
     threads = -(-graph.num_arcs // per_thread)
     changed = xp.zeros(1, dtype=np.int64)
-    unreached = _UNREACHED_INT32 if distance.dtype == np.int32 else np.inf
-    reached = distance != unreached
+    reached = xp.isfinite(distance)
     while True:
         changed[0] = 0
         launch_cuda_kernel(
             _sssp_cuda.tight_arcs, graph.backend, threads, graph.indptr, graph.indices, weights, unit_weights,
-            distance, distance.dtype.type(unreached), predecessor.copy(), predecessor, changed, np.int64(per_thread),
+            distance, predecessor.copy(), predecessor, changed, np.int64(per_thread),
         )
         if not int(changed[0]) or not bool(xp.any(reached & (predecessor < 0))):
             break

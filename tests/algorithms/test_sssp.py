@@ -54,18 +54,6 @@ def test_vertices_split_into_chunks_of_arcs(device, chunk, monkeypatch):
         sssp.verify(graph, sssp.run(graph, 0, delta=delta))
 
 
-@pytest.mark.parametrize("scale", [1, 10**8])
-def test_integer_weights_small_and_too_large_for_int32_distances(device, scale):
-    # The GPU works in int32 distances when every candidate fits, in float64 otherwise (10**8 x
-    # 40 vertices does not fit); both must give Dijkstra's distances as float64.
-    rng = np.random.default_rng(11)
-    graph = gg.from_edges(rng.integers(0, 40, 160), rng.integers(0, 40, 160), rng.integers(1, 9, 160) * scale,
-                          num_vertices=40, device=device)
-    result = sssp.run(graph, 0)
-    assert result.to_numpy("distance").dtype == np.float64
-    sssp.verify(graph, result)
-
-
 def test_small_example(device):
     # 0 -> 1 (4), 0 -> 2 (1), 2 -> 1 (2), 1 -> 3 (1), 3 -> 3 (0); 4 is unreachable.
     graph = gg.from_edges([0, 0, 2, 1, 3], [1, 2, 1, 3, 3], [4.0, 1.0, 2.0, 1.0, 0.0], num_vertices=5, device=device)
