@@ -75,9 +75,32 @@ def _phase_totals(control, slot, totals):
     return near, far
 
 
+@cuda.jit(device=True)
+def _item(item, indptr, chunk, distance):
+    """The arcs ``[first, last)`` of a near item and the distance of their tail."""
+    vertex = item & VERTEX_MASK
+    first = indptr[vertex] + (item >> VERTEX_BITS) * chunk
+    return first, min(first + chunk, indptr[vertex + 1]), _read(distance, vertex)
+
+
+@cuda.jit(device=True)
+def _relax(edge, reached, indptr, indices, weights, unit_weights, distance, threshold, chunk, near_distance,
+           near_mark, next_round, following, far_mark, epoch, pile, far_size, control, slot):
+    """Relax one arc from a tail at distance ``reached``: a lowered distance below the threshold
+    queues the head for the next round, one at or above it adds the head to the far pile."""
+    candidate = reached + (1.0 if unit_weights else np.float64(weights[edge]))
+    neighbour = indices[edge]
+    if candidate < distance[neighbour] and candidate < cuda.atomic.min(distance, neighbour, candidate):
+        if candidate < threshold:
+            cuda.atomic.min(near_distance, neighbour, candidate)
+            _push_near(neighbour, indptr, chunk, near_mark, next_round, following, control, 2 * slot)
+        else:
+            _push_far(neighbour, far_mark, epoch, pile, far_size, control, 2 * slot + 1)
+
+
 @cuda.jit(cache=True)
 def near_far(indptr, indices, weights, unit_weights, distance, near_distance, near_mark, far_mark,
-             near_a, near_b, far_a, far_b, first_items, delta, chunk, control, lowest, barrier):
+             near_a, near_b, far_a, far_b, first_items, delta, chunk, cooperative, control, lowest, barrier):
     """The whole near-far search in one persistent kernel (see :func:`gpugraph.algorithms.sssp`).
 
     Rounds expand the near queue (``near_a[:first_items]`` first): each item is a vertex and a
@@ -88,7 +111,8 @@ def near_far(indptr, indices, weights, unit_weights, distance, near_distance, ne
     distance plus ``delta`` (empty buckets are skipped), and the far pile is split into the next
     near queue and the pile of the next epoch. ``near_distance`` keeps the lowest distance at
     which a vertex was queued near, so far entries already expanded are dropped. A grid barrier
-    ends every phase; all blocks must be resident.
+    ends every phase; all blocks must be resident. With ``cooperative`` (real GPUs; the
+    simulator has no warp shuffles) the lanes of a warp relax one item's arcs together.
 
     ``control`` (int64, zeroed) ends with ``[rounds, epochs, arcs relaxed]`` at ``RESULT``;
     ``lowest`` (float64, three slots) starts at +inf.
@@ -114,23 +138,33 @@ def near_far(indptr, indices, weights, unit_weights, distance, near_distance, ne
         current = near_a if near_parity == 0 else near_b
         following = near_b if near_parity == 0 else near_a
         pile = far_a if far_parity == 0 else far_b
-        for position in range(thread, near_items, stride):
-            item = current[position]
-            vertex = item & VERTEX_MASK
-            reached = _read(distance, vertex)
-            first = indptr[vertex] + (item >> VERTEX_BITS) * chunk
-            last = min(first + chunk, indptr[vertex + 1])
-            relaxed += last - first
-            for edge in range(first, last):
-                candidate = reached + (1.0 if unit_weights else np.float64(weights[edge]))
-                neighbour = indices[edge]
-                if candidate < distance[neighbour] and candidate < cuda.atomic.min(distance, neighbour, candidate):
-                    if candidate < threshold:
-                        cuda.atomic.min(near_distance, neighbour, candidate)
-                        _push_near(neighbour, indptr, chunk, near_mark, np.int32(round_tag + 1), following, control,
-                                   2 * slot)
-                    else:
-                        _push_far(neighbour, far_mark, np.int32(epoch), pile, far_size, control, 2 * slot + 1)
+        if cooperative:
+            # A warp reads 32 items at once, then relaxes each item's arcs with all its lanes
+            # (consecutive arcs, coalesced reads); the item loop is the same for every lane.
+            lane = cuda.threadIdx.x % 32
+            for base in range((thread // 32) * 32, near_items, stride):
+                first = np.int64(0)
+                last = np.int64(0)
+                reached = 0.0
+                if base + lane < near_items:
+                    first, last, reached = _item(current[base + lane], indptr, chunk, distance)
+                relaxed += last - first
+                for owner in range(32):
+                    start = cuda.shfl_sync(0xFFFFFFFF, first, owner)
+                    end = cuda.shfl_sync(0xFFFFFFFF, last, owner)
+                    origin = cuda.shfl_sync(0xFFFFFFFF, reached, owner)
+                    for edge in range(start + lane, end, 32):
+                        _relax(edge, origin, indptr, indices, weights, unit_weights, distance, threshold, chunk,
+                               near_distance, near_mark, np.int32(round_tag + 1), following, far_mark,
+                               np.int32(epoch), pile, far_size, control, slot)
+        else:
+            for position in range(thread, near_items, stride):
+                first, last, reached = _item(current[position], indptr, chunk, distance)
+                relaxed += last - first
+                for edge in range(first, last):
+                    _relax(edge, reached, indptr, indices, weights, unit_weights, distance, threshold, chunk,
+                           near_distance, near_mark, np.int32(round_tag + 1), following, far_mark, np.int32(epoch),
+                           pile, far_size, control, slot)
         grid_barrier(barrier, blocks)
         near_items, added = _phase_totals(control, slot, totals)
         far_size += added
@@ -195,17 +229,20 @@ def near_far(indptr, indices, weights, unit_weights, distance, near_distance, ne
 
 @cuda.jit(cache=True)
 def tight_arcs(indptr, indices, weights, unit_weights, distance, anchored, predecessor, changed, arcs_per_thread):
-    """Each thread takes ``arcs_per_thread`` consecutive out-arcs (finding the first one's tail by
-    binary search in ``indptr``) and gives the head of every tight arc ``u -> v``
+    """Each warp takes ``32 * arcs_per_thread`` consecutive out-arcs, every lane one in 32 of
+    them so that the warp's reads coalesce (a lane finds its first arc's tail by binary search
+    in ``indptr``), and gives the head of every tight arc ``u -> v``
     (``distance[u] + w == distance[v]``) that has no predecessor yet the predecessor ``u``, if
     ``u`` is strictly closer or already had one in ``anchored`` (the predecessors before this
     launch). Reading the snapshot, never ``predecessor`` itself, keeps zero-weight ties from
     forming cycles; every writer of a vertex writes a valid predecessor."""
-    first = _thread_index() * arcs_per_thread
+    thread = _thread_index()
     arcs = indices.shape[0]
-    if first >= arcs:
+    span = 32 * arcs_per_thread
+    last = min((thread // 32 + 1) * span, arcs)
+    first = (thread // 32) * span + thread % 32
+    if first >= last:
         return
-    last = min(first + arcs_per_thread, arcs)
     low = np.int64(0)
     high = np.int64(indptr.shape[0] - 2)
     while low < high:  # the last vertex whose arcs start at or before ``first``
@@ -217,7 +254,7 @@ def tight_arcs(indptr, indices, weights, unit_weights, distance, anchored, prede
     tail = low
     end = indptr[tail + 1]
     reached = distance[tail]
-    for edge in range(first, last):
+    for edge in range(first, last, 32):
         while edge >= end:
             tail += 1
             end = indptr[tail + 1]

@@ -27,16 +27,17 @@ GPU: the near-far method of Davidson, Baxter, Garland & Owens (IPDPS 2014), a tw
 of Meyer & Sanders' delta-stepping (J. Algorithms 49, 2003), run whole inside one persistent
 kernel (:func:`gpugraph.algorithms._sssp_cuda.near_far`; a grid barrier ends each phase, so a
 road graph's thousands of rounds cost no launches and no host reads). Each round relaxes the
-*near* queue: a vertex is queued as items of at most ``config.SSSP_CHUNK_ARCS`` out-arcs, one
-thread each, so hubs are spread over many threads; arcs relax with an atomic minimum on the
-float64 distance. A lowered distance below the threshold queues its vertex for the next round,
-one at or above it joins the *far* pile. When a round queues nothing, the threshold moves to the
-closest pending far distance plus ``delta`` (skipping empty buckets) and the far pile splits;
-the run ends when nothing is pending. Predecessors are recovered after convergence by
-edge-balanced passes over the out-arcs (``config.SSSP_TREE_ARCS_PER_THREAD`` per thread): a tight
-arc from a strictly closer vertex gives its head a predecessor; vertices reached only through
-zero-weight ties take a tight arc from a vertex that already had a predecessor, in a few more
-passes.
+*near* queue: a vertex is queued as items of at most ``config.SSSP_CHUNK_ARCS`` out-arcs, so
+hubs are spread over many threads, and a warp relaxes the arcs of its 32 items one item at a
+time with all its lanes (coalesced reads; one thread per item under the simulator). Arcs relax
+with an atomic minimum on the float64 distance. A lowered distance below the threshold queues
+its vertex for the next round, one at or above it joins the *far* pile. When a round queues
+nothing, the threshold moves to the closest pending far distance plus ``delta`` (skipping empty
+buckets) and the far pile splits; the run ends when nothing is pending. Predecessors are
+recovered after convergence by edge-balanced, coalesced passes over the out-arcs
+(``config.SSSP_TREE_ARCS_PER_THREAD`` per thread): a tight arc from a strictly closer vertex
+gives its head a predecessor; vertices reached only through zero-weight ties take a tight arc
+from a vertex that already had a predecessor, in a few more passes.
 
 ``delta`` defaults to ``config.SSSP_DELTA_FACTOR`` x mean arc weight / mean out-degree, a
 heuristic in the spirit of Davidson et al.'s choice of the near-far width (a bucket holds a
@@ -197,7 +198,8 @@ def _near_far(graph, source: int, weights, unit_weights: bool, delta: float, dis
     lowest = xp.full(_sssp_cuda.RING, np.inf, dtype=np.float64)
     barrier = xp.zeros(1, dtype=np.int64)
     args = (indptr, graph.indices, weights, unit_weights, distance, near_distance, near_mark, far_mark, near_a,
-            near_b, far_a, far_b, np.int64(items), np.float64(delta), np.int64(chunk), control, lowest, barrier)
+            near_b, far_a, far_b, np.int64(items), np.float64(delta), np.int64(chunk), not backend.simulated, control,
+            lowest, barrier)
     threads = backend.threads_per_block()
     blocks = min(resident_blocks(_sssp_cuda.near_far, backend, threads, *args),
                  max(1, backend.multiprocessors() * config.SSSP_PERSISTENT_BLOCKS_PER_SM))
@@ -214,7 +216,7 @@ def _tree(graph, source: int, weights, unit_weights: bool, distance, predecessor
     xp = graph.backend.xp
     predecessor[source] = source
     per_thread = config.SSSP_TREE_ARCS_PER_THREAD
-    threads = -(-graph.num_arcs // per_thread)
+    threads = -(-graph.num_arcs // (32 * per_thread)) * 32
     changed = xp.zeros(1, dtype=np.int64)
     reached = xp.isfinite(distance)
     while True:
