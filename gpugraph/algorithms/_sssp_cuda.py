@@ -100,7 +100,7 @@ def _relax(edge, reached, indptr, indices, weights, unit_weights, distance, thre
 
 @cuda.jit(cache=True)
 def near_far(indptr, indices, weights, unit_weights, distance, near_distance, near_mark, far_mark,
-             near_a, near_b, far_a, far_b, first_items, delta, chunk, cooperative, control, lowest, barrier):
+             near_a, near_b, far_a, far_b, first_items, delta, chunk, control, lowest, barrier):
     """The whole near-far search in one persistent kernel (see :func:`gpugraph.algorithms.sssp`).
 
     Rounds expand the near queue (``near_a[:first_items]`` first): each item is a vertex and a
@@ -111,8 +111,7 @@ def near_far(indptr, indices, weights, unit_weights, distance, near_distance, ne
     distance plus ``delta`` (empty buckets are skipped), and the far pile is split into the next
     near queue and the pile of the next epoch. ``near_distance`` keeps the lowest distance at
     which a vertex was queued near, so far entries already expanded are dropped. A grid barrier
-    ends every phase; all blocks must be resident. With ``cooperative`` (real GPUs; the
-    simulator has no warp shuffles) the lanes of a warp relax one item's arcs together.
+    ends every phase; all blocks must be resident.
 
     ``control`` (int64, zeroed) ends with ``[rounds, epochs, arcs relaxed]`` at ``RESULT``;
     ``lowest`` (float64, three slots) starts at +inf.
@@ -138,33 +137,13 @@ def near_far(indptr, indices, weights, unit_weights, distance, near_distance, ne
         current = near_a if near_parity == 0 else near_b
         following = near_b if near_parity == 0 else near_a
         pile = far_a if far_parity == 0 else far_b
-        if cooperative:
-            # A warp reads 32 items at once, then relaxes each item's arcs with all its lanes
-            # (consecutive arcs, coalesced reads); the item loop is the same for every lane.
-            lane = cuda.threadIdx.x % 32
-            for base in range((thread // 32) * 32, near_items, stride):
-                first = np.int64(0)
-                last = np.int64(0)
-                reached = 0.0
-                if base + lane < near_items:
-                    first, last, reached = _item(current[base + lane], indptr, chunk, distance)
-                relaxed += last - first
-                for owner in range(32):
-                    start = cuda.shfl_sync(0xFFFFFFFF, first, owner)
-                    end = cuda.shfl_sync(0xFFFFFFFF, last, owner)
-                    origin = cuda.shfl_sync(0xFFFFFFFF, reached, owner)
-                    for edge in range(start + lane, end, 32):
-                        _relax(edge, origin, indptr, indices, weights, unit_weights, distance, threshold, chunk,
-                               near_distance, near_mark, np.int32(round_tag + 1), following, far_mark,
-                               np.int32(epoch), pile, far_size, control, slot)
-        else:
-            for position in range(thread, near_items, stride):
-                first, last, reached = _item(current[position], indptr, chunk, distance)
-                relaxed += last - first
-                for edge in range(first, last):
-                    _relax(edge, reached, indptr, indices, weights, unit_weights, distance, threshold, chunk,
-                           near_distance, near_mark, np.int32(round_tag + 1), following, far_mark, np.int32(epoch),
-                           pile, far_size, control, slot)
+        for position in range(thread, near_items, stride):
+            first, last, reached = _item(current[position], indptr, chunk, distance)
+            relaxed += last - first
+            for edge in range(first, last):
+                _relax(edge, reached, indptr, indices, weights, unit_weights, distance, threshold, chunk, near_distance,
+                       near_mark, np.int32(round_tag + 1), following, far_mark, np.int32(epoch), pile, far_size,
+                       control, slot)
         grid_barrier(barrier, blocks)
         near_items, added = _phase_totals(control, slot, totals)
         far_size += added

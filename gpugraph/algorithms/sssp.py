@@ -28,10 +28,9 @@ of Meyer & Sanders' delta-stepping (J. Algorithms 49, 2003), run whole inside on
 kernel (:func:`gpugraph.algorithms._sssp_cuda.near_far`; a grid barrier ends each phase, so a
 road graph's thousands of rounds cost no launches and no host reads). Each round relaxes the
 *near* queue: a vertex is queued as items of at most ``config.SSSP_CHUNK_ARCS`` out-arcs, so
-hubs are spread over many threads, and a warp relaxes the arcs of its 32 items one item at a
-time with all its lanes (coalesced reads; one thread per item under the simulator). Arcs relax
-with an atomic minimum on the float64 distance. A lowered distance below the threshold queues
-its vertex for the next round, one at or above it joins the *far* pile. When a round queues
+hubs are spread over many threads (one thread per item). Arcs relax with an atomic minimum
+on the float64 distance. A lowered distance below the threshold queues its vertex for the
+next round, one at or above it joins the *far* pile. When a round queues
 nothing, the threshold moves to the closest pending far distance plus ``delta`` (skipping empty
 buckets) and the far pile splits; the run ends when nothing is pending. Predecessors are
 recovered after convergence by edge-balanced, coalesced passes over the out-arcs
@@ -198,8 +197,8 @@ def _near_far(graph, source: int, weights, unit_weights: bool, delta: float, dis
     lowest = xp.full(_sssp_cuda.RING, np.inf, dtype=np.float64)
     barrier = xp.zeros(1, dtype=np.int64)
     args = (indptr, graph.indices, weights, unit_weights, distance, near_distance, near_mark, far_mark, near_a,
-            near_b, far_a, far_b, np.int64(items), np.float64(delta), np.int64(chunk), not backend.simulated, control,
-            lowest, barrier)
+            near_b, far_a, far_b, np.int64(items), np.float64(delta), np.int64(chunk), control, lowest,
+            barrier)
     threads = backend.threads_per_block()
     blocks = min(resident_blocks(_sssp_cuda.near_far, backend, threads, *args),
                  max(1, backend.multiprocessors() * config.SSSP_PERSISTENT_BLOCKS_PER_SM))
