@@ -98,12 +98,10 @@ def top_down_levels(indptr, indices, depth, parent, queue_a, queue_b, first_leve
                         cuda.atomic.add(control, slot + 1, degree)
                         cuda.atomic.max(control, slot + 2, degree)
         grid_barrier(barrier, blocks)
-        # One thread per block reads the level's totals (atomically: L1 may hold stale copies)
-        # and shares them, instead of every thread hitting the same three words.
-        if cuda.threadIdx.x == 0:
-            totals[0] = cuda.atomic.add(control, slot, 0)
-            totals[1] = cuda.atomic.add(control, slot + 1, 0)
-            totals[2] = cuda.atomic.add(control, slot + 2, 0)
+        # Three threads per block read the level's totals at once (atomically: L1 may hold stale
+        # copies) and share them, instead of every thread hitting the same three words.
+        if cuda.threadIdx.x < 3:
+            totals[cuda.threadIdx.x] = cuda.atomic.add(control, slot + cuda.threadIdx.x, 0)
         cuda.syncthreads()
         size = totals[0]
         edges = totals[1]

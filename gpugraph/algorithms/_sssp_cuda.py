@@ -65,10 +65,10 @@ def _clear_next_slot(control, lowest, phase):
 
 @cuda.jit(device=True)
 def _phase_totals(control, slot, totals):
-    """After a barrier: the phase's near and far counts, read once per block and shared."""
-    if cuda.threadIdx.x == 0:
-        totals[0] = cuda.atomic.add(control, 2 * slot, 0)
-        totals[1] = cuda.atomic.add(control, 2 * slot + 1, 0)
+    """After a barrier: the phase's near and far counts, read once per block (by two threads at
+    once) and shared."""
+    if cuda.threadIdx.x < 2:
+        totals[cuda.threadIdx.x] = cuda.atomic.add(control, 2 * slot + cuda.threadIdx.x, 0)
     cuda.syncthreads()
     near, far = totals[0], totals[1]
     cuda.syncthreads()
