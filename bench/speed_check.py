@@ -9,7 +9,8 @@ USA-road-d.NY from vertex 0), ``bfs-graph500`` (64 roots at ``--bfs-scale``, har
 with the Graph500 edge count), ``pagerank`` (RMAT ``--pagerank-scale``: ms per iteration against
 cuSPARSE SpMV power iteration in the same run), ``wcc`` (RMAT ``--wcc-scale``), ``sssp`` (RMAT
 ``--sssp-scale`` with weights in [1, 255]; USA-road-d.NY against the EMV Bellman-Ford program),
-``sssp-sweep`` (SSSP's arcs per work item and blocks per multiprocessor).
+``sssp-sweep`` (SSSP's arcs per work item and blocks per multiprocessor), ``bfs-direction``
+(Graph500 BFS against the direction-switch settings alpha and beta).
 GPU times are medians of CUDA-event-timed trials after a warm-up (compilation apart). Each
 result is checked against the CPU implementation or the module's verifier; a failed check is
 printed and listed at the end. Writes ``speed_check.json`` to ``--out``.
@@ -124,23 +125,30 @@ def bfs_graph500(scale: int, roots: int) -> None:
     del graph
 
 
-def bfs_alpha_sweep(scale: int, roots: int) -> None:
-    """Harmonic-mean GTEPS for several direction-switch factors (config.BFS_ALPHA)."""
+def bfs_direction_sweep(scale: int, roots: int) -> None:
+    """Harmonic-mean GTEPS for several direction-switch settings (config.BFS_ALPHA: go
+    bottom-up; config.BFS_BETA: come back top-down below n / beta vertices), each result
+    checked against the default setting's depths."""
     from gpugraph import config
 
     graph = gg.rmat(scale, seed=1, device="cuda")
     sources = np.random.default_rng(500).choice(np.flatnonzero(to_numpy(graph.out_degree()) > 0), roots, replace=False)
-    default = config.BFS_ALPHA
-    for alpha in (15.0, 60.0, 250.0, 1000.0):
-        config.BFS_ALPHA = alpha
-        teps = []
+    defaults = config.BFS_ALPHA, config.BFS_BETA
+    expected = {}
+    for alpha, beta in ((15.0, 18.0), (15.0, 100.0), (15.0, 1000.0), (15.0, 1e6), (60.0, 1000.0)):
+        config.BFS_ALPHA, config.BFS_BETA = alpha, beta
+        teps, times, same = [], [], True
         for source in sources:
             ms, _, result = gpu_ms(lambda: bfs.run(graph, int(source)), 1)
             teps.append(result.stats["edges_traversed"] / 2 / (ms / 1e3))
-        bfs.verify(graph, result)
-        record(part="bfs-alpha", scale=scale, alpha=alpha, roots=roots,
-               harmonic_gteps=len(teps) / sum(1 / t for t in teps) / 1e9, max_gteps=max(teps) / 1e9)
-    config.BFS_ALPHA = default
+            times.append(ms)
+            depth = result.to_numpy("depth")
+            same &= np.array_equal(expected.setdefault(int(source), depth), depth)
+        check(f"bfs alpha={alpha} beta={beta} depths", same)
+        record(part="bfs-direction", scale=scale, alpha=alpha, beta=beta, roots=roots,
+               harmonic_gteps=len(teps) / sum(1 / t for t in teps) / 1e9, max_gteps=max(teps) / 1e9,
+               median_ms=statistics.median(times))
+    config.BFS_ALPHA, config.BFS_BETA = defaults
 
 
 def pagerank_part(scale: int, iterations: int) -> None:
@@ -277,7 +285,7 @@ def main() -> int:
         "ceilings": ceilings,
         "bfs-road": lambda: bfs_road(args.datasets),
         "bfs-graph500": lambda: bfs_graph500(args.bfs_scale, args.roots),
-        "bfs-alpha": lambda: bfs_alpha_sweep(args.bfs_scale, args.roots),
+        "bfs-direction": lambda: bfs_direction_sweep(args.bfs_scale, args.roots),
         "pagerank": lambda: pagerank_part(args.pagerank_scale, args.iterations),
         "wcc": lambda: wcc_part(args.wcc_scale),
         "sssp": lambda: sssp_part(args.sssp_scale, args.datasets),
