@@ -127,16 +127,16 @@ def bfs_graph500(scale: int, roots: int) -> None:
 
 def bfs_direction_sweep(scale: int, roots: int) -> None:
     """Harmonic-mean GTEPS for several direction-switch settings (config.BFS_ALPHA: go
-    bottom-up; config.BFS_BETA: come back top-down below n / beta vertices), each result
+    bottom-up; config.BFS_CUDA_BETA: come back top-down below n / beta vertices), each result
     checked against the default setting's depths."""
     from gpugraph import config
 
     graph = gg.rmat(scale, seed=1, device="cuda")
     sources = np.random.default_rng(500).choice(np.flatnonzero(to_numpy(graph.out_degree()) > 0), roots, replace=False)
-    defaults = config.BFS_ALPHA, config.BFS_BETA
+    defaults = config.BFS_ALPHA, config.BFS_CUDA_BETA
     expected = {}
     for alpha, beta in ((15.0, 18.0), (15.0, 100.0), (15.0, 1000.0), (15.0, 1e6), (60.0, 1000.0)):
-        config.BFS_ALPHA, config.BFS_BETA = alpha, beta
+        config.BFS_ALPHA, config.BFS_CUDA_BETA = alpha, beta
         teps, times, same = [], [], True
         for source in sources:
             ms, _, result = gpu_ms(lambda: bfs.run(graph, int(source)), 1)
@@ -148,7 +148,7 @@ def bfs_direction_sweep(scale: int, roots: int) -> None:
         record(part="bfs-direction", scale=scale, alpha=alpha, beta=beta, roots=roots,
                harmonic_gteps=len(teps) / sum(1 / t for t in teps) / 1e9, max_gteps=max(teps) / 1e9,
                median_ms=statistics.median(times))
-    config.BFS_ALPHA, config.BFS_BETA = defaults
+    config.BFS_ALPHA, config.BFS_CUDA_BETA = defaults
 
 
 def pagerank_part(scale: int, iterations: int) -> None:

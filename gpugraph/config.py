@@ -112,6 +112,11 @@ PULL_BIN_CACHE_GRAPHS = 8
 #: frontier has fewer than n / BFS_BETA vertices (and shrinks). The paper's tuned values.
 BFS_ALPHA = 15.0
 BFS_BETA = 18.0
+#: The GPU comes back top-down later: its bottom-up level over all vertices costs little once
+#: few are unvisited, while a top-down level from a large frontier pays the edge-balanced
+#: advance. Graph500 scale 24, 32 roots (docs/performance.md, run 24): beta 18 -> 32.1,
+#: 100 -> 34.0, 1000 -> 37.6, 10^6 -> 36.5 GTEPS harmonic.
+BFS_CUDA_BETA = 1000.0
 #: GPU BFS: top-down levels run inside one persistent kernel (a grid barrier per level instead of
 #: a launch and a device read) while the frontier has at most this many out-edges...
 BFS_PERSISTENT_EDGES = 1 << 16

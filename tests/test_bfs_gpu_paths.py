@@ -30,11 +30,14 @@ def simulated():
     return "cuda"
 
 
-@pytest.mark.parametrize("thresholds", [(1 << 16, 2048), (6, 3), (0, 0)], ids=["persistent", "mixed", "host-only"])
+@pytest.mark.parametrize("thresholds", [(1 << 16, 2048, 1000.0), (6, 3, 2.0), (0, 0, 18.0)],
+                         ids=["persistent", "mixed", "host-only"])
 @pytest.mark.parametrize("name", sorted(_graphs()))
 def test_every_step_kind_gives_the_serial_depths(simulated, monkeypatch, thresholds, name):
+    # The third threshold (beta) brings bottom-up levels back top-down on these tiny graphs.
     monkeypatch.setattr(config, "BFS_PERSISTENT_EDGES", thresholds[0])
     monkeypatch.setattr(config, "BFS_PERSISTENT_DEGREE", thresholds[1])
+    monkeypatch.setattr(config, "BFS_CUDA_BETA", thresholds[2])
     graph = _graphs()[name](simulated)
     expected = bfs.run(graph.to("cpu"), 1, variant="top-down").to_numpy("depth")
     for variant in bfs.VARIANTS:

@@ -247,7 +247,7 @@ def levels(graph, source: int, depth, parent, switch: bool) -> tuple:
             if not bottom_up:
                 bottom_up = frontier_edges > unexplored_edges / config.BFS_ALPHA and size > previous_size
             else:
-                bottom_up = not (size < n / config.BFS_BETA and size < previous_size)
+                bottom_up = not (size < n / config.BFS_CUDA_BETA and size < previous_size)
         previous_size = size
         if frontier is None and (bottom_up or _heavy(frontier_edges, heaviest)):
             frontier = Frontier.from_ids(graph, queue_a[:size], check=False, deduplicate=False)

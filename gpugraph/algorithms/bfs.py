@@ -15,7 +15,8 @@ synchronous, each level either *top-down* (the frontier pushes along out-edges w
 vertex scans its in-edges for a frontier vertex and stops at the first). It switches to
 bottom-up when the frontier's out-edges exceed the unexplored vertices' edges / ``alpha`` while
 the frontier grows, and back when the frontier has fewer than ``n / beta`` vertices (Beamer's
-heuristic, alpha = 15, beta = 18 in ``config``). ``variant="top-down"``: top-down levels only.
+heuristic, alpha = 15, beta = 18 in ``config``; the GPU uses ``config.BFS_CUDA_BETA``).
+``variant="top-down"``: top-down levels only.
 
 On the CPU the whole search is one compiled call (:func:`gpugraph.algorithms._bfs_cpu.search`):
 top-down levels expand a serial queue, bottom-up levels run in parallel, and a level goes
