@@ -21,7 +21,9 @@ arcs). The iteration starts from the uniform vector.
 Variants
 --------
 ``"pull"`` (default): each iteration gathers ``rank[u] / out_degree(u)`` over every vertex's
-in-edges with :func:`gpugraph.ops.pull` (no atomics; load balanced by in-degree).
+in-edges (no atomics): on the GPU with :func:`gpugraph.ops.pull` (load balanced by in-degree)
+and a fused update kernel, on the CPU all iterations in one compiled call
+(:mod:`gpugraph.algorithms._pagerank_cpu`).
 ``"push"``: residual push (PageRank-Delta, McSherry 2005; Ligra's variant): after one full
 iteration, only vertices whose pending change exceeds ``tol`` push it along their out-edges
 (messages at the reverse-edge index, summed per receiver); converges to the same fixed point
@@ -33,13 +35,14 @@ Verification compares with :func:`gpugraph.algorithms.reference.pagerank` (SciPy
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
 
 from gpugraph.algorithms.result import Result
 from gpugraph.backend import to_numpy
-from gpugraph.backend.kernels import launch_cuda_kernel
+from gpugraph.backend.kernels import launch_cuda_kernel, run_cpu_kernel
 from gpugraph.errors import EmptyGraphError, InvalidParameterError, VertexIdError
 from gpugraph.ops import Frontier, advance, pull, segmented_reduce
 
@@ -113,15 +116,10 @@ def run(
     if iterations is None and (float(tol) <= 0 or int(max_iterations) < 1):
         raise InvalidParameterError(f"tol must be > 0 and max_iterations >= 1, got {tol}, {max_iterations}")
     backend = graph.backend
-    xp = backend.xp
     start = time.perf_counter()
     with backend.activate():
-        teleport = _teleport(graph, personalization)
-        out_degree = graph.out_degree().astype(np.float64)
-        inverse_degree = xp.where(out_degree > 0, 1.0 / xp.maximum(out_degree, 1.0), 0.0)
-        dangling = (out_degree == 0).astype(np.float64)
         limit = int(iterations) if iterations is not None else int(max_iterations)
-        state = _State(graph, float(damping), teleport, inverse_degree, dangling)
+        state = _State(graph, float(damping), _teleport(graph, personalization))
         if variant == "pull":
             rank, rounds, error = state.pull(limit, None if iterations is not None else n * float(tol))
         else:
@@ -134,7 +132,7 @@ def run(
     }
     parameters = {"damping": float(damping), "tol": float(tol), "max_iterations": int(max_iterations),
                   "iterations": iterations, "variant": variant,
-                  "personalization": None if personalization is None else to_numpy(teleport)}
+                  "personalization": None if personalization is None else to_numpy(state.teleport)}
     return Result("pagerank", graph, {"rank": rank}, stats, parameters)
 
 
@@ -163,12 +161,23 @@ def _teleport(graph, personalization):
 
 
 class _State:
-    """Arrays shared by the iterations of one run."""
+    """Arrays shared by the iterations of one run; the degree arrays are built on first use
+    (the CPU pull kernel derives them from the row offsets itself)."""
 
-    def __init__(self, graph, damping, teleport, inverse_degree, dangling):
+    def __init__(self, graph, damping, teleport):
         self.graph, self.damping, self.teleport = graph, damping, teleport
-        self.inverse_degree, self.dangling = inverse_degree, dangling
         self.edges = 0
+
+    @functools.cached_property
+    def inverse_degree(self):
+        """``1 / out-degree`` per vertex, 0 for vertices without out-arcs."""
+        out_degree = self.graph.out_degree().astype(np.float64)
+        return self.graph.backend.xp.where(out_degree > 0, 1.0 / self.graph.backend.xp.maximum(out_degree, 1.0), 0.0)
+
+    @functools.cached_property
+    def dangling(self):
+        """1.0 for vertices without out-arcs, else 0.0."""
+        return (self.graph.out_degree() == 0).astype(np.float64)
 
     def step(self, rank, gathered):
         """One power iteration from ``rank``: returns the new ranks."""
@@ -184,17 +193,14 @@ class _State:
     def pull(self, limit: int, threshold: float | None):
         if self.graph.backend.is_cuda:
             return self.pull_cuda(limit, threshold)
-        xp = self.graph.backend.xp
-        rank = xp.full(self.graph.num_vertices, 1.0 / self.graph.num_vertices)
-        gathered = None
-        error, rounds = float("inf"), 0
-        for rounds in range(1, limit + 1):
-            new, gathered = self.step(rank, gathered)
-            error = float(xp.abs(new - rank).sum())
-            rank = new
-            if threshold is not None and error < threshold:
-                break
-        return rank, (rounds if limit else 0), (error if limit else 0.0)
+        from gpugraph.algorithms._pagerank_cpu import pull_iterations
+
+        graph = self.graph
+        rank, rounds, error = run_cpu_kernel(
+            pull_iterations, graph.indptr, graph.in_indptr, graph.in_indices, self.teleport, self.damping, limit,
+            -1.0 if threshold is None else threshold)
+        self.edges += rounds * graph.num_arcs
+        return rank, int(rounds), float(error)
 
     def pull_cuda(self, limit: int, threshold: float | None):
         """The pull iteration on the GPU: one reduction and one fused update kernel per

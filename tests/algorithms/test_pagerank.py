@@ -97,3 +97,13 @@ def test_fixed_iterations_are_the_same_on_both_backends(device):
     graph = gg.gnm(40, 80, seed=2, device=device)  # three sinks
     expected = pagerank.run(graph.to("cpu"), iterations=3).to_numpy("rank")
     assert np.allclose(pagerank.run(graph, iterations=3).to_numpy("rank"), expected, rtol=1e-12, atol=0)
+
+
+def test_cpu_kernel_runs_exact_iteration_counts_from_the_uniform_vector():
+    # The CPU pull runs every iteration in one compiled call; zero iterations leave the start.
+    graph = gg.gnm(50, 200, seed=1, directed=True, device="cpu")
+    untouched = pagerank.run(graph, iterations=0)
+    assert untouched.stats["rounds"] == 0 and np.allclose(untouched.to_numpy("rank"), 1 / 50)
+    three = pagerank.run(graph, iterations=3)
+    assert three.stats["rounds"] == 3 and three.stats["edges_traversed"] == 3 * graph.num_arcs
+    assert np.isclose(three.to_numpy("rank").sum(), 1.0)
