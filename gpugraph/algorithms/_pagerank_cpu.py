@@ -56,8 +56,9 @@ def pull_iterations(indptr, in_indptr, in_indices, teleport, damping, limit, thr
         change = 0.0
         for vertex in numba.prange(n):
             gathered = 0.0
-            for position in range(in_indptr[vertex], in_indptr[vertex + 1]):
-                gathered += share[in_indices[position]]
+            # Unsigned indices spare Numba's negative-index test on every access.
+            for position in range(np.uint64(in_indptr[vertex]), np.uint64(in_indptr[vertex + 1])):
+                gathered += share[np.uint64(in_indices[position])]
             value = damping * (gathered + mass * teleport[vertex]) + (1.0 - damping) * teleport[vertex]
             new_rank[vertex] = value
             change += abs(value - rank[vertex])
