@@ -30,10 +30,10 @@ road graph's thousands of rounds cost no launches and no host reads). Each round
 *near* queue: a vertex is queued as items of at most ``config.SSSP_CHUNK_ARCS`` out-arcs, so
 hubs are spread over many threads (one thread per item). Arcs relax with an atomic minimum
 on the float64 distance. A lowered distance below the threshold queues its vertex for the
-next round, one at or above it joins the *far* pile. When a round queues
-nothing, the threshold moves to the closest pending far distance plus ``delta`` (skipping empty
-buckets) and the far pile splits; the run ends when nothing is pending. Predecessors are
-recovered after convergence by edge-balanced, coalesced passes over the out-arcs
+next round, one at or above it joins the *far* pile. When a round queues nothing, the
+threshold moves to the closest pending far distance plus ``delta`` (skipping empty buckets)
+and the far pile splits; the run ends when nothing is pending. Predecessors are recovered
+after convergence by edge-balanced, coalesced passes over the out-arcs
 (``config.SSSP_TREE_ARCS_PER_THREAD`` per thread): a tight arc from a strictly closer vertex
 gives its head a predecessor; vertices reached only through zero-weight ties take a tight arc
 from a vertex that already had a predecessor, in a few more passes.
