@@ -202,3 +202,30 @@ BENCH_BETWEENNESS_SAMPLES = 32
 #: which the edge test does not count. It keeps the small, growing frontiers at the end of a
 #: road-graph search top-down.
 CPU_BFS_BOTTOM_UP_MIN_SHARE = 0.01
+
+# --- path engine (gpugraph/engines/path/) --------------------------------------------------------
+#: D_MAX of DiGraph's Algorithm 1: traversal depth bound, and the most arcs a path gets when
+#: short paths are linked. The paper's default (16): long enough for a state to travel far in one
+#: round, short enough that a thread's paths stay balanced.
+PATH_MAX_DEPTH = 16
+#: A *chunk* is a run of consecutive stored paths with at most this many arcs in all (a longer
+#: path is a chunk alone): one GPU thread or CPU task processes a chunk, so threads get near-equal
+#: arc counts (Figure 5 of the paper: one long path, or several short ones).
+PATH_CHUNK_ARCS = 16
+#: Convergence tolerance of the accumulative programs (PageRank, adsorption): a vertex's change
+#: not yet propagated is dropped when at most this, relative to the program's base value
+#: ``1 - damping`` (PageRank) or ``p_inject`` (adsorption).
+PATH_TOLERANCE = 1e-7
+#: Rounds at most before the engine stops with ``converged=False``.
+PATH_MAX_ROUNDS = 10_000
+#: CPU: paths handed to a core at a time by the dynamic schedule of a round.
+PATH_CPU_SCHEDULE_CHUNKS = 64
+#: GPU: threads per block of the round kernels, and chunks a warp claims from the shared work
+#: counter at once (dynamic dispatch: idle warps take the next chunks in priority order).
+PATH_CUDA_THREADS = 256
+#: Dependency-aware dispatch (§3.2.2): a round takes the active chunks of the lowest active layer;
+#: when they are fewer than this, the next layers' active chunks join in advance so the cores or
+#: SMs have work (the paper's "successive paths handled in advance" when SMXs are idle). CPU: a
+#: few dynamic-schedule pieces per core; GPU: about a quarter of an H100's resident threads.
+PATH_CPU_ROUND_MIN_CHUNKS = 4096
+PATH_CUDA_ROUND_MIN_CHUNKS = 65536

@@ -1,0 +1,14 @@
+"""DiGraph's path-based asynchronous engine (Zhang et al., ASPLOS 2019).
+
+:func:`solve` runs PageRank, adsorption, SSSP or k-core with the ``path`` schedule or one of the
+baselines it is measured against (:mod:`gpugraph.engines.path.engine`). The layers:
+:mod:`.partition` (Algorithm 1: edge-disjoint hot/cold paths), :mod:`.dependency` (path
+dependency graph, SCCs, DAG sketch, layers), :mod:`.layout` (E_Idx / PTable in dispatch order,
+chunks), :mod:`.programs` (the algorithms as SUM / MIN / PEEL updates) and the round kernels
+(:mod:`._rounds_cpu`, :mod:`._rounds_cuda`). docs/path-engine.md describes the design and its
+measurements.
+"""
+
+from gpugraph.engines.path.engine import SCHEDULES, solve
+
+__all__ = ["SCHEDULES", "solve"]

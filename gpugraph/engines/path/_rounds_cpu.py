@@ -1,0 +1,170 @@
+"""CPU kernels of the path engine's rounds (Numba, parallel over chunks or vertices).
+
+The kinds (``0`` SUM, ``1`` MIN, ``2`` PEEL) are those of :mod:`gpugraph.engines.path.programs`.
+Shared vertex states are updated with the atomics of :mod:`gpugraph.backend._atomics_cpu`;
+a value read without one is a snapshot, which the delta form tolerates (what an arc carries is
+recorded as exactly the value that was read).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from gpugraph import config
+from gpugraph.backend._atomics_cpu import atomic_add_f64, atomic_add_i64, atomic_min_nonnegative_f64
+from gpugraph.backend.kernels import dynamic_schedule, run_cpu_kernel
+
+
+@njit(parallel=True, cache=True)
+def chunk_activity(changed, vertices, offsets, chunk_offsets, active_positions):
+    """``active_positions[c]``: positions of chunk ``c`` whose vertex changed and has an arc out."""
+    for c in prange(chunk_offsets.size - 1):
+        total = 0
+        for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
+            for j in range(offsets[p], offsets[p + 1] - 1):
+                total += changed[vertices[j]]
+        active_positions[c] = total
+
+
+@njit(parallel=True, cache=True)
+def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, reference, count,
+               threshold, changed):
+    """Walk the paths of ``chunks`` (in that order, dynamically scheduled), each sequentially.
+
+    At position ``j`` (arc ``u -> v``) the arc carries what changed at ``u`` since it last
+    carried something; ``v``'s new state is used at once by the next position. ``changed[v]``
+    marks a vertex whose state moved by more than ``threshold`` since it was last marked (SUM),
+    or at all (MIN, PEEL); ``reference`` keeps the SUM state at the last mark.
+
+    Returns
+    -------
+    (loaded, delivered)
+        Arcs examined, and arcs that carried an update.
+    """
+    loaded = 0
+    delivered = 0
+    k = np.int64(threshold)
+    for i in prange(chunks.size):
+        c = chunks[i]
+        chunk_loaded = 0
+        chunk_delivered = 0
+        for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
+            for j in range(offsets[p], offsets[p + 1] - 1):
+                u = vertices[j]
+                v = vertices[j + 1]
+                chunk_loaded += 1
+                if kind == 0:
+                    state = x[u]
+                    change = state - sent[j]
+                    if abs(change) > threshold:
+                        sent[j] = state
+                        amount = values[j] * change
+                        new = atomic_add_f64(x, v, amount) + amount
+                        if abs(new - reference[v]) > threshold:  # written here, not in a helper:
+                            reference[v] = new  # prange may lose a called function's writes
+                            changed[v] = 1
+                        chunk_delivered += 1
+                elif kind == 1:
+                    state = x[u]
+                    if state < sent[j]:
+                        sent[j] = state
+                        candidate = state + values[j]
+                        if candidate < atomic_min_nonnegative_f64(x, v, candidate):
+                            changed[v] = 1
+                            chunk_delivered += 1
+                elif x[u] != 0.0 and sent[j] == 0.0:
+                    sent[j] = 1.0
+                    chunk_delivered += 1
+                    if atomic_add_i64(count, v, -1) == k:
+                        x[v] = 1.0
+                        changed[v] = 1
+        loaded += chunk_loaded
+        delivered += chunk_delivered
+    return loaded, delivered
+
+
+@njit(parallel=True, cache=True)
+def vertex_round(kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,
+                 count, threshold, changed):
+    """One round of the vertex-centric engines over ``frontier``.
+
+    Synchronous: SUM vertices apply their residual and push to
+    ``incoming`` (added to the residual after the round); MIN vertices relax from their state at
+    the round's start (``residual`` holds a copy of it); PEEL vertices were deleted last round.
+    Asynchronous: SUM vertices whose residual exceeds ``threshold`` at
+    their turn, and MIN / PEEL vertices whose ``pending`` flag is set, propagate their live
+    state, and what they push is visible at once. ``changed[v]`` marks a vertex whose state
+    changed in the round.
+
+    Returns
+    -------
+    (loaded, delivered)
+        Arcs examined and arcs that carried an update.
+    """
+    loaded = 0
+    delivered = 0
+    k = np.int64(threshold)
+    for i in prange(frontier.size):
+        u = frontier[i]
+        if kind == 0:
+            change = residual[u]
+            if abs(change) <= threshold:
+                continue
+            atomic_add_f64(residual, u, -change)
+            x[u] += change
+            changed[u] = 1
+            target = incoming if synchronous else residual
+            for e in range(indptr[u], indptr[u + 1]):
+                atomic_add_f64(target, indices[e], values[e] * change)
+            loaded += indptr[u + 1] - indptr[u]
+            delivered += indptr[u + 1] - indptr[u]
+            continue
+        if not synchronous:
+            if pending[u] == 0:
+                continue
+            pending[u] = 0
+        state = residual[u] if synchronous else x[u]
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            loaded += 1
+            if kind == 1:
+                candidate = state + values[e]
+                if candidate < atomic_min_nonnegative_f64(x, v, candidate):
+                    changed[v] = 1
+                    pending[v] = 1
+                    delivered += 1
+            else:
+                delivered += 1
+                if atomic_add_i64(count, v, -1) == k:
+                    x[v] = 1.0
+                    changed[v] = 1
+                    pending[v] = 1
+    return loaded, delivered
+
+
+class Kernels:
+    """The engine's view of these kernels: compile-timed calls under a dynamic schedule, each
+    round's arc counts added to a ``totals`` array (loaded, delivered)."""
+
+    def chunk_activity(self, changed, vertices, offsets, chunk_offsets, activity):
+        """Count each chunk's positions whose vertex changed (:func:`chunk_activity`)."""
+        run_cpu_kernel(chunk_activity, changed, vertices, offsets, chunk_offsets, activity)
+
+    def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, reference, count,
+                   threshold, changed, totals):
+        """One round over ``chunks`` in order (:func:`path_round`)."""
+        with dynamic_schedule(config.PATH_CPU_SCHEDULE_CHUNKS):
+            loaded, delivered = run_cpu_kernel(
+                path_round, np.int64(kind), chunks, chunk_offsets, offsets, vertices, values, sent, x, reference,
+                count, np.float64(threshold), changed)
+        totals += (loaded, delivered)
+
+    def vertex_round(self, kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,
+                     count, threshold, changed, totals):
+        """One vertex-centric round (:func:`vertex_round`)."""
+        with dynamic_schedule(config.PATH_CPU_SCHEDULE_CHUNKS):
+            loaded, delivered = run_cpu_kernel(
+                vertex_round, np.int64(kind), bool(synchronous), frontier, indptr, indices, values, x, residual,
+                incoming, pending, count, np.float64(threshold), changed)
+        totals += (loaded, delivered)

@@ -1,0 +1,257 @@
+"""Rounds of the path engine and of the engines it is measured against.
+
+Schedules (all run the same :class:`~gpugraph.engines.path.programs.PathProgram`):
+
+``bsp``     synchronous vertex-centric rounds; updates become visible at the next round
+            (Jacobi). SUM programs update every vertex in every round until no vertex has a
+            change above the tolerance (power iteration, as :mod:`gpugraph.algorithms.pagerank`
+            and the GAS programs of :mod:`gpugraph.engines.bsp` run them); MIN and PEEL
+            programs propagate only the vertices that changed in the previous round.
+``bsp-delta`` synchronous, SUM programs propagating only vertices whose pending change exceeds
+            the tolerance (a stronger baseline than ``bsp``; MIN and PEEL as ``bsp``).
+``async``   plain asynchronous vertex-centric rounds, DiGraph's "DiGraph-t" baseline: every
+            vertex with a pending change propagates its live state, and what it pushes is seen
+            by vertices processed later in the same round (no paths).
+``path-w``  DiGraph without path scheduling: active chunks of paths in stored (layer) order,
+            each path walked sequentially, a vertex's new state used at once by its successor.
+``path``    full DiGraph: the same, with the active chunks dispatched by the priority
+            ``Pri = alpha * mean_degree * active_positions - layer`` (§3.2.3).
+
+Counters (``Result.stats``): ``rounds``; ``vertex_updates``, the number of (round, vertex)
+pairs in which the vertex's state changed (a SUM state counts when it moved by more than the
+tolerance since it last counted) — the same definition for every schedule; ``arcs_loaded``
+(arcs examined) and ``arcs_delivered`` (arcs that carried an update); ``bytes_loaded``
+(``arcs_loaded`` times the bytes one examined arc reads: vertex id, state, arc value, and for
+the paths the arc's last-sent value S_val); ``utilisation`` (``arcs_delivered / arcs_loaded``);
+``seconds`` (processing, without compilation), ``preprocessing_seconds`` (building the path
+layout, once per graph; 0 for the vertex-centric schedules), ``compile_seconds``;
+``converged``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from gpugraph import config
+from gpugraph.algorithms.result import Result
+from gpugraph.backend import to_numpy
+from gpugraph.backend.kernels import compile_seconds
+from gpugraph.engines.path.layout import build_layout
+from gpugraph.engines.path.programs import MIN, SUM, make_program
+from gpugraph.errors import InvalidParameterError
+
+SCHEDULES = ("bsp", "bsp-delta", "async", "path-w", "path")
+
+
+def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = config.PATH_MAX_ROUNDS,
+          **parameters) -> Result:
+    """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
+
+    Parameters
+    ----------
+    graph:
+        The graph, on the CPU or a CUDA device.
+    algorithm:
+        ``"pagerank"``, ``"adsorption"``, ``"sssp"`` or ``"kcore"`` (parameters in
+        :func:`gpugraph.engines.path.programs.make_program`).
+    schedule:
+        ``"path"`` (default), ``"path-w"``, ``"async"``, ``"bsp-delta"`` or ``"bsp"`` (module
+        docstring).
+    max_rounds:
+        Most rounds; ``stats["converged"]`` is ``False`` if they ran out.
+    **parameters:
+        The algorithm's parameters.
+
+    Returns
+    -------
+    Result
+        ``rank`` / ``score`` / ``distance`` / ``in_core`` (host arrays, internal ids) and the
+        counters of the module docstring, plus the layout's sizes for path schedules.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown schedule or algorithm, or bad parameters.
+    EmptyGraphError, InvalidWeightError, VertexIdError
+        As :func:`~gpugraph.engines.path.programs.make_program` raises them.
+    """
+    if schedule not in SCHEDULES:
+        raise InvalidParameterError(f"unknown schedule {schedule!r}; use one of {', '.join(SCHEDULES)}")
+    if int(max_rounds) < 1:
+        raise InvalidParameterError(f"max_rounds must be >= 1, got {max_rounds}")
+    program = make_program(graph, algorithm, **parameters)
+    stats = {"schedule": schedule, "preprocessing_seconds": 0.0}
+    layout = None
+    if schedule.startswith("path"):
+        layout, cached = path_layout(graph, program)
+        stats.update(layout.summary())
+        stats["preprocessing_seconds"] = 0.0 if cached else layout.seconds
+    backend = graph.backend
+    compiled_before = compile_seconds()
+    start = time.perf_counter()
+    with backend.activate():
+        kernels = _kernels(backend)
+        if layout is None:
+            rounds = _VertexRounds(backend, kernels, program, schedule)
+        else:
+            rounds = _PathRounds(backend, kernels, program, layout, prioritised=schedule == "path")
+        stats.update(rounds.run(int(max_rounds)))
+        state = to_numpy(rounds.x)
+    stats["compile_seconds"] = compile_seconds() - compiled_before
+    stats["seconds"] = time.perf_counter() - start - stats["compile_seconds"]
+    id_bytes = np.dtype(program.indices.dtype).itemsize
+    stats["bytes_loaded"] = stats["arcs_loaded"] * (id_bytes + 16 + (8 if layout is not None else 0))
+    stats["utilisation"] = stats["arcs_delivered"] / max(stats["arcs_loaded"], 1)
+    return Result(algorithm, graph, program.finish(state), stats, {**program.parameters, "schedule": schedule})
+
+
+def path_layout(graph, program):
+    """The graph's :class:`~gpugraph.engines.path.layout.PathLayout` for ``program``, built on
+    first use and kept on the graph. Returns ``(layout, was_cached)``."""
+    layouts = graph.__dict__.setdefault("_path_layouts", {})
+    if program.layout_key in layouts:
+        return layouts[program.layout_key], True
+    layouts[program.layout_key] = build_layout(program.indptr, program.indices)
+    return layouts[program.layout_key], False
+
+
+def _kernels(backend):
+    if backend.is_cuda:
+        from gpugraph.engines.path import _rounds_cuda
+
+        return _rounds_cuda.Kernels(backend)
+    from gpugraph.engines.path import _rounds_cpu
+
+    return _rounds_cpu.Kernels()
+
+
+class _PathRounds:
+    """Rounds over the active chunks of paths (``path`` and ``path-w``)."""
+
+    def __init__(self, backend, kernels, program, layout, prioritised: bool):
+        xp = backend.xp
+        self.xp, self.kernels, self.program, self.prioritised = xp, kernels, program, prioritised
+        arcs = layout.arcs
+        values = np.where(arcs >= 0, program.arc_values[np.maximum(arcs, 0)], 0.0)
+        self.vertices = backend.asarray(layout.vertices)
+        self.offsets = backend.asarray(layout.offsets)
+        self.chunk_offsets = backend.asarray(layout.chunk_offsets)
+        self.values = backend.asarray(values)
+        self.sent = xp.full(arcs.size, np.inf if program.kind == MIN else 0.0)
+        self.x = backend.asarray(program.initial.copy())
+        self.reference = self.x.copy()
+        self.count = backend.asarray(program.count.copy())
+        self.changed = backend.asarray(program.changed.copy())
+        self.activity = xp.zeros(layout.num_chunks, dtype=np.int64)
+        self.deferred = xp.zeros(layout.num_chunks, dtype=np.int64)  # active, not yet dispatched
+        sizes = np.diff(layout.offsets[layout.chunk_offsets])
+        alpha = 1.0 / max(float(layout.chunk_mean_degree.max(initial=0.0)) * float(sizes.max(initial=0)), 1.0)
+        self.scaled_degree = backend.asarray(alpha * layout.chunk_mean_degree)
+        self.layer = backend.asarray(layout.chunk_layer.astype(np.float64))
+        self.round_min_chunks = config.PATH_CUDA_ROUND_MIN_CHUNKS if backend.is_cuda else config.PATH_CPU_ROUND_MIN_CHUNKS
+
+    def _dispatched(self, active) -> int:
+        """How many of the active chunks (in layer order) this round dispatches: those of the
+        lowest active layer, whose predecessors are all inactive (§3.2.2), and — while that
+        leaves the device short of work — the next layers' chunks, handled in advance."""
+        lowest = self.layer[active[:1]]
+        in_lowest = int(self.xp.searchsorted(self.layer[active], lowest, side="right")[0])
+        return max(in_lowest, min(int(active.size), self.round_min_chunks))
+
+    def run(self, max_rounds: int) -> dict:
+        xp, kernels = self.xp, self.kernels
+        updates = xp.zeros(1, dtype=np.int64)
+        totals = xp.zeros(2, dtype=np.int64)
+        converged, rounds = False, 0
+        while rounds < max_rounds:
+            kernels.chunk_activity(self.changed, self.vertices, self.offsets, self.chunk_offsets, self.activity)
+            self.activity += self.deferred
+            active = xp.flatnonzero(self.activity)
+            if active.size == 0:
+                converged = True
+                break
+            active = active[: self._dispatched(active)]
+            self.deferred[:] = self.activity
+            self.deferred[active] = 0
+            if self.prioritised:
+                priority = self.scaled_degree[active] * self.activity[active] - self.layer[active]
+                active = active[xp.argsort(-priority, kind="stable")]
+            self.changed[:] = 0
+            kernels.path_round(
+                self.program.kind, active, self.chunk_offsets, self.offsets, self.vertices, self.values,
+                self.sent, self.x, self.reference, self.count, self.program.threshold, self.changed, totals)
+            updates += xp.count_nonzero(self.changed)
+            rounds += 1
+        totals = to_numpy(totals)
+        return {"rounds": rounds, "converged": converged, "vertex_updates": int(to_numpy(updates)[0]),
+                "arcs_loaded": int(totals[0]), "arcs_delivered": int(totals[1])}
+
+
+class _VertexRounds:
+    """Vertex-centric rounds (``bsp`` and ``async``)."""
+
+    def __init__(self, backend, kernels, program, schedule: str):
+        xp = backend.xp
+        synchronous = schedule != "async"
+        self.xp, self.kernels, self.program, self.synchronous = xp, kernels, program, synchronous
+        self.every_vertex = schedule == "bsp" and program.kind == SUM
+        n = program.initial.size
+        self.indptr = backend.asarray(program.indptr)
+        self.indices = backend.asarray(program.indices)
+        self.values = backend.asarray(program.arc_values)
+        self.count = backend.asarray(program.count.copy())
+        self.changed = backend.asarray(program.changed.copy())
+        self.pending = self.changed.copy()
+        self.everyone = xp.arange(n, dtype=np.int64)
+        if program.kind == SUM:  # x accumulates what was propagated; the residual is the rest
+            self.x = xp.zeros(n)
+            self.residual = backend.asarray(program.initial.copy())
+        else:
+            self.x = backend.asarray(program.initial.copy())
+            self.residual = self.x.copy()
+        self.incoming = xp.zeros(n if synchronous and program.kind == SUM else 1)
+
+    def _frontier(self):
+        xp = self.xp
+        if not self.synchronous:
+            return self.everyone
+        if self.program.kind == SUM:
+            moving = xp.abs(self.residual) > self.program.threshold
+            if self.every_vertex:
+                return self.everyone if bool(moving.any()) else self.everyone[:0]
+            return xp.flatnonzero(moving)
+        return xp.flatnonzero(self.changed)
+
+    def run(self, max_rounds: int) -> dict:
+        xp, kernels, program = self.xp, self.kernels, self.program
+        updates = xp.zeros(1, dtype=np.int64)
+        totals = xp.zeros(2, dtype=np.int64)
+        converged, rounds = False, 0
+        while rounds < max_rounds:
+            frontier = self._frontier()
+            if frontier.size == 0:
+                converged = True
+                break
+            if self.synchronous and program.kind == MIN:
+                self.residual[:] = self.x  # relax from the states at the round's start
+            self.changed[:] = 0
+            kernels.vertex_round(
+                program.kind, self.synchronous, frontier, self.indptr, self.indices, self.values, self.x,
+                self.residual, self.incoming, self.pending, self.count,
+                -1.0 if self.every_vertex else program.threshold, self.changed, totals)
+            changed = xp.count_nonzero(self.changed)
+            updates += changed
+            rounds += 1
+            if program.kind == SUM and self.synchronous:
+                self.residual += self.incoming
+                self.incoming[:] = 0
+            elif not self.synchronous and int(changed) == 0:
+                converged = True
+                break
+        if program.kind == SUM:
+            self.x += self.residual  # what was still pending (below the tolerance) counts too
+        totals = to_numpy(totals)
+        return {"rounds": rounds, "converged": converged, "vertex_updates": int(to_numpy(updates)[0]),
+                "arcs_loaded": int(totals[0]), "arcs_delivered": int(totals[1])}
