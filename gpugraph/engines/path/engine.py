@@ -46,7 +46,8 @@ SCHEDULES = ("bsp", "bsp-delta", "async", "path-w", "path")
 
 
 def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = config.PATH_MAX_ROUNDS,
-          **parameters) -> Result:
+          max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
+          round_min_chunks: int | None = None, **parameters) -> Result:
     """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
 
     Parameters
@@ -61,6 +62,14 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
         docstring).
     max_rounds:
         Most rounds; ``stats["converged"]`` is ``False`` if they ran out.
+    max_depth, chunk_arcs:
+        D_MAX of the partitioning and arcs per chunk (path schedules; a layout is built once
+        per graph and pair of values).
+    round_min_chunks:
+        Dependency-aware dispatch: chunks beyond the lowest active layer join a round while it
+        has fewer than this (default :data:`gpugraph.config.PATH_CUDA_ROUND_MIN_CHUNKS` on a
+        GPU, :data:`gpugraph.config.PATH_CPU_ROUND_MIN_CHUNKS` on the CPU); 0 dispatches one
+        layer at a time, a huge value every active chunk in every round.
     **parameters:
         The algorithm's parameters.
 
@@ -79,13 +88,15 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
     """
     if schedule not in SCHEDULES:
         raise InvalidParameterError(f"unknown schedule {schedule!r}; use one of {', '.join(SCHEDULES)}")
-    if int(max_rounds) < 1:
-        raise InvalidParameterError(f"max_rounds must be >= 1, got {max_rounds}")
+    if int(max_rounds) < 1 or int(chunk_arcs) < 1 or (round_min_chunks is not None and int(round_min_chunks) < 0):
+        raise InvalidParameterError(
+            f"need max_rounds >= 1, chunk_arcs >= 1 and round_min_chunks >= 0; got {max_rounds}, {chunk_arcs}, "
+            f"{round_min_chunks}")
     program = make_program(graph, algorithm, **parameters)
     stats = {"schedule": schedule, "preprocessing_seconds": 0.0}
     layout = None
     if schedule.startswith("path"):
-        layout, cached = path_layout(graph, program)
+        layout, cached = path_layout(graph, program, int(max_depth), int(chunk_arcs))
         stats.update(layout.summary())
         stats["preprocessing_seconds"] = 0.0 if cached else layout.seconds
     backend = graph.backend
@@ -96,7 +107,9 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
         if layout is None:
             rounds = _VertexRounds(backend, kernels, program, schedule)
         else:
-            rounds = _PathRounds(backend, kernels, program, layout, prioritised=schedule == "path")
+            if round_min_chunks is None:
+                round_min_chunks = config.PATH_CUDA_ROUND_MIN_CHUNKS if backend.is_cuda else config.PATH_CPU_ROUND_MIN_CHUNKS
+            rounds = _PathRounds(backend, kernels, program, layout, schedule == "path", int(round_min_chunks))
         stats.update(rounds.run(int(max_rounds)))
         state = to_numpy(rounds.x)
     stats["compile_seconds"] = compile_seconds() - compiled_before
@@ -107,14 +120,15 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
     return Result(algorithm, graph, program.finish(state), stats, {**program.parameters, "schedule": schedule})
 
 
-def path_layout(graph, program):
+def path_layout(graph, program, max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS):
     """The graph's :class:`~gpugraph.engines.path.layout.PathLayout` for ``program``, built on
     first use and kept on the graph. Returns ``(layout, was_cached)``."""
     layouts = graph.__dict__.setdefault("_path_layouts", {})
-    if program.layout_key in layouts:
-        return layouts[program.layout_key], True
-    layouts[program.layout_key] = build_layout(program.indptr, program.indices)
-    return layouts[program.layout_key], False
+    key = (program.layout_key, max_depth, chunk_arcs)
+    if key in layouts:
+        return layouts[key], True
+    layouts[key] = build_layout(program.indptr, program.indices, max_depth, chunk_arcs)
+    return layouts[key], False
 
 
 def _kernels(backend):
@@ -130,7 +144,7 @@ def _kernels(backend):
 class _PathRounds:
     """Rounds over the active chunks of paths (``path`` and ``path-w``)."""
 
-    def __init__(self, backend, kernels, program, layout, prioritised: bool):
+    def __init__(self, backend, kernels, program, layout, prioritised: bool, round_min_chunks: int):
         xp = backend.xp
         self.xp, self.kernels, self.program, self.prioritised = xp, kernels, program, prioritised
         arcs = layout.arcs
@@ -150,7 +164,7 @@ class _PathRounds:
         alpha = 1.0 / max(float(layout.chunk_mean_degree.max(initial=0.0)) * float(sizes.max(initial=0)), 1.0)
         self.scaled_degree = backend.asarray(alpha * layout.chunk_mean_degree)
         self.layer = backend.asarray(layout.chunk_layer.astype(np.float64))
-        self.round_min_chunks = config.PATH_CUDA_ROUND_MIN_CHUNKS if backend.is_cuda else config.PATH_CPU_ROUND_MIN_CHUNKS
+        self.round_min_chunks = round_min_chunks
 
     def _dispatched(self, active) -> int:
         """How many of the active chunks (in layer order) this round dispatches: those of the

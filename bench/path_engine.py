@@ -1,0 +1,181 @@
+"""The path engine (issue 6) on the GPU: answers checked, schedules timed, ablations. One call.
+
+Run on the device machine (see docs/path-engine.md):
+
+    PYTHONUNBUFFERED=1 python3 bench/path_engine.py --datasets .data --out $OUT
+
+1. Every algorithm (PageRank, adsorption, SSSP, k-core) with every schedule (bsp, bsp-delta,
+   async, path-w, path) on cnr-2000, soc-Slashdot0902, wiki-Vote, pace-FLA and RMAT: the answer
+   is compared with the library algorithm on the same device (PageRank / adsorption: L1
+   distance; SSSP: equal distances; k-core: equal membership of the k-core); time, rounds,
+   vertex updates, arcs, bytes and utilisation of the second of two runs.
+2. The same checks on the CPU backend for bsp and path on the two table graphs.
+3. Ablations of PageRank on cnr-2000: dispatch window, D_MAX, chunk size.
+
+Prints one line per run, a markdown table at the end, and writes the rows as JSON to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import gpugraph as gg  # noqa: E402
+from gpugraph.algorithms import adsorption, kcore, pagerank, sssp  # noqa: E402
+from gpugraph.backend import to_numpy  # noqa: E402
+from gpugraph.backend.kernels import compile_report  # noqa: E402
+from gpugraph.engines.path import SCHEDULES, solve  # noqa: E402
+
+ALGORITHMS = ("pagerank", "adsorption", "sssp", "kcore")
+TABLE_GRAPHS = ("cnr-2000.txt.gz", "soc-Slashdot0902.txt.gz")
+CHECK_GRAPHS = ("wiki-Vote.txt.gz", "pace-FLA.gr.xz")
+#: k of the k-core runs: deletes a large share of both table graphs' vertices.
+KCORE_K = 10
+RMAT_SCALE = 20
+DEVICE = ["cuda"]  # the device of the table's rows (--device)
+ROWS: list[dict] = []
+FAILURES: list[str] = []
+_START = time.perf_counter()
+
+
+def log(text: str) -> None:
+    print(f"{time.perf_counter() - _START:7.1f}s {text}", flush=True)
+
+
+def parameters(graph, algorithm: str) -> dict:
+    if algorithm == "sssp":
+        return {"source": int(np.argmax(to_numpy(graph.out_degree())))}
+    if algorithm == "kcore":
+        return {"k": KCORE_K}
+    return {}
+
+
+def reference(graph, algorithm: str, params: dict) -> np.ndarray:
+    """The library algorithm's answer, in the path engine's terms."""
+    if algorithm == "pagerank":
+        return to_numpy(pagerank.run(graph, tol=1e-13, max_iterations=2000)["rank"])
+    if algorithm == "adsorption":
+        return to_numpy(adsorption.run(graph, tol=1e-14, max_iterations=5000)["score"])
+    if algorithm == "sssp":
+        return to_numpy(sssp.run(graph, **params)["distance"])
+    return to_numpy(kcore.run(graph)["core"]) >= params["k"]
+
+
+def error(algorithm: str, value: np.ndarray, expected: np.ndarray) -> float:
+    """L1 distance (PageRank, adsorption: relative to the reference's L1 norm) or count of
+    differing vertices (SSSP, k-core)."""
+    if algorithm in ("pagerank", "adsorption"):
+        return float(np.abs(value - expected).sum() / max(np.abs(expected).sum(), 1e-300))
+    return float(np.count_nonzero(value != expected))
+
+
+def run_one(graph, label: str, algorithm: str, schedule: str, expected, device: str, repeat: int = 2, **options):
+    params = parameters(graph, algorithm)
+    result = None
+    for _ in range(repeat):
+        result = solve(graph, algorithm, schedule=schedule, **params, **options)
+    value = to_numpy(next(iter(result.values.values())))
+    err = error(algorithm, value, expected)
+    tolerance = 1e-5 if algorithm in ("pagerank", "adsorption") else 0
+    ok = err <= tolerance
+    if not ok:
+        FAILURES.append(f"{label} {algorithm} {schedule} {device}: error {err}")
+    stats = result.stats
+    row = {"graph": label, "algorithm": algorithm, "schedule": schedule, "device": device, "error": err, "ok": ok,
+           **{k: v for k, v in options.items()}, **{k: v for k, v in stats.items() if not isinstance(v, str)}}
+    ROWS.append(row)
+    log(f"{label:24s} {algorithm:10s} {schedule:9s} {device:4s} {'ok ' if ok else 'BAD'} err={err:.2e} "
+        f"time={stats['seconds'] * 1e3:9.2f} ms rounds={stats['rounds']:5d} updates={stats['vertex_updates']:11d} "
+        f"arcs={stats['arcs_loaded']:11d} util={stats['utilisation']:.2f} prep={stats['preprocessing_seconds']:.2f}s "
+        f"{' '.join(f'{k}={v}' for k, v in options.items())}")
+    return row
+
+
+def check_graph(graph, label: str, device: str, schedules=SCHEDULES, algorithms=ALGORITHMS) -> None:
+    for algorithm in algorithms:
+        expected = reference(graph, algorithm, parameters(graph, algorithm))
+        for schedule in schedules:
+            try:
+                run_one(graph, label, algorithm, schedule, expected, device)
+            except Exception as exc:  # noqa: BLE001 - record and go on: one call must report everything
+                FAILURES.append(f"{label} {algorithm} {schedule} {device}: {type(exc).__name__}: {exc}")
+                log(f"FAILED {label} {algorithm} {schedule} {device}: {type(exc).__name__}: {exc}")
+
+
+def table() -> str:
+    lines = ["| graph | algorithm | schedule | time (ms) | rounds | vertex updates | updates / bsp | time / async | arcs loaded | utilisation | preprocessing (s) |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    base = {(r["graph"], r["algorithm"], r["schedule"]): r for r in ROWS
+            if r["device"] == DEVICE[0] and r["graph"] in TABLE_GRAPHS and "round_min_chunks" not in r
+            and "max_depth" not in r and "chunk_arcs" not in r}
+    for (label, algorithm, schedule), row in base.items():
+        bsp = base.get((label, algorithm, "bsp"))
+        asynchronous = base.get((label, algorithm, "async"))
+        lines.append(
+            f"| {label} | {algorithm} | {schedule} | {row['seconds'] * 1e3:.2f} | {row['rounds']} | {row['vertex_updates']:,} | "
+            f"{row['vertex_updates'] / max(bsp['vertex_updates'], 1):.2f} | {row['seconds'] / max(asynchronous['seconds'], 1e-12):.2f} | "
+            f"{row['arcs_loaded']:,} | {row['utilisation']:.2f} | {row.get('preprocessing_seconds', 0):.2f} |")
+    return "\n".join(lines)
+
+
+def save(folder: Path) -> None:
+    """Write the rows so far (a run cut short still reports what it measured)."""
+    (folder / "path_engine.json").write_text(json.dumps({"rows": ROWS, "failures": FAILURES}, indent=1, default=str))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", type=Path, default=REPO / ".data")
+    parser.add_argument("--out", type=Path, default=Path("."))
+    parser.add_argument("--quick", action="store_true", help="table graphs only, no ablations")
+    parser.add_argument("--device", default="cuda", help="where the main runs go (cpu: a local rehearsal)")
+    args = parser.parse_args()
+    DEVICE[0] = args.device
+    args.out.mkdir(parents=True, exist_ok=True)
+    warm = gg.rmat(8, device=args.device)
+    for algorithm in ALGORITHMS:
+        for schedule in SCHEDULES:
+            solve(warm, algorithm, schedule=schedule, **parameters(warm, algorithm))
+    log("compiled: " + ", ".join(f"{r.kernel.rsplit('.', 1)[-1]}/{r.target} {r.seconds:.2f}s" for r in compile_report()))
+    for name in TABLE_GRAPHS + (() if args.quick else CHECK_GRAPHS):
+        path = args.datasets / name
+        if not path.exists():
+            log(f"skip {name}: not in {args.datasets}")
+            continue
+        graph = gg.load(path, device=args.device)
+        log(f"loaded {graph}")
+        check_graph(graph, name, args.device)
+        if name in TABLE_GRAPHS and args.device != "cpu":
+            check_graph(graph.to("cpu"), name, "cpu", schedules=("bsp", "path"))
+        if name == "cnr-2000.txt.gz" and not args.quick:
+            expected = reference(graph, "pagerank", {})
+            for window in (0, 4096, 1 << 30):
+                run_one(graph, name, "pagerank", "path", expected, args.device, round_min_chunks=window)
+            for depth in (2, 4, 64):
+                run_one(graph, name, "pagerank", "path", expected, args.device, max_depth=depth)
+            for arcs in (4, 64):
+                run_one(graph, name, "pagerank", "path", expected, args.device, chunk_arcs=arcs)
+        del graph
+        save(args.out)
+    if not args.quick:
+        graph = gg.rmat(RMAT_SCALE, device=args.device)
+        log(f"generated {graph}")
+        check_graph(graph, f"rmat-{RMAT_SCALE}", args.device)
+    print(table())
+    save(args.out)
+    log(f"{len(ROWS)} runs, {len(FAILURES)} failures")
+    for failure in FAILURES:
+        print("FAIL", failure)
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""numba-cuda kernels of the path engine's rounds (private: see :mod:`gpugraph.engines.path.engine`).
+
+One thread walks one chunk of paths (``path_round``) or processes one vertex
+(``vertex_round``), with the same updates as the CPU kernels of
+:mod:`gpugraph.engines.path._rounds_cpu`. Chunks are launched in dispatch order, so the
+hardware block scheduler hands the next chunks to whichever SM frees first: the dynamic,
+priority-ordered dispatch of DiGraph (§3.2.2-3.2.3) without a host round trip. Each block sums
+its counts of arcs loaded and delivered in shared memory and adds them to the global totals once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpugraph import config
+from gpugraph.backend.kernels import launch_cuda_grid
+from gpugraph.backend.numba_cuda import load_numba_cuda
+
+cuda = load_numba_cuda()
+
+
+@cuda.jit(device=True)
+def _thread_index():
+    return np.int64(cuda.blockIdx.x) * np.int64(cuda.blockDim.x) + np.int64(cuda.threadIdx.x)
+
+
+@cuda.jit(cache=True)
+def chunk_activity(changed, vertices, offsets, chunk_offsets, active_positions):
+    """One thread per chunk: count its positions whose vertex changed and has an arc out."""
+    c = _thread_index()
+    if c >= active_positions.shape[0]:
+        return
+    total = 0
+    for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
+        for j in range(offsets[p], offsets[p + 1] - 1):
+            total += changed[vertices[j]]
+    active_positions[c] = total
+
+
+@cuda.jit(device=True)
+def _add_block_totals(block_totals, loaded, delivered, totals):
+    """Sum the arcs loaded and delivered over the block in shared memory; one global atomic
+    each per block."""
+    cuda.atomic.add(block_totals, 0, loaded)
+    cuda.atomic.add(block_totals, 1, delivered)
+    cuda.syncthreads()
+    if cuda.threadIdx.x == 0:
+        cuda.atomic.add(totals, 0, block_totals[0])
+        cuda.atomic.add(totals, 1, block_totals[1])
+
+
+@cuda.jit(cache=True)
+def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, reference, count,
+               threshold, changed, totals):
+    """One thread per dispatched chunk: walk its paths in order (CPU twin: ``path_round`` of
+    :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates)."""
+    block_totals = cuda.shared.array(2, np.int64)
+    if cuda.threadIdx.x < 2:
+        block_totals[cuda.threadIdx.x] = 0
+    cuda.syncthreads()
+    i = _thread_index()
+    loaded = 0
+    delivered = 0
+    if i < chunks.shape[0]:
+        c = chunks[i]
+        k = np.int64(threshold)
+        for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
+            for j in range(offsets[p], offsets[p + 1] - 1):
+                u = vertices[j]
+                v = vertices[j + 1]
+                loaded += 1
+                if kind == 0:
+                    state = x[u]
+                    change = state - sent[j]
+                    if abs(change) > threshold:
+                        sent[j] = state
+                        amount = values[j] * change
+                        new = cuda.atomic.add(x, v, amount) + amount
+                        if abs(new - reference[v]) > threshold:
+                            reference[v] = new
+                            changed[v] = 1
+                        delivered += 1
+                elif kind == 1:
+                    state = x[u]
+                    if state < sent[j]:
+                        sent[j] = state
+                        candidate = state + values[j]
+                        if candidate < cuda.atomic.min(x, v, candidate):
+                            changed[v] = 1
+                            delivered += 1
+                elif x[u] != 0.0 and sent[j] == 0.0:
+                    sent[j] = 1.0
+                    delivered += 1
+                    if cuda.atomic.add(count, v, -1) == k:
+                        x[v] = 1.0
+                        changed[v] = 1
+    _add_block_totals(block_totals, loaded, delivered, totals)
+
+
+@cuda.jit(cache=True)
+def vertex_round(kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,
+                 count, threshold, changed, totals):
+    """One thread per frontier vertex (CPU twin: ``vertex_round`` of
+    :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates)."""
+    block_totals = cuda.shared.array(2, np.int64)
+    if cuda.threadIdx.x < 2:
+        block_totals[cuda.threadIdx.x] = 0
+    cuda.syncthreads()
+    i = _thread_index()
+    loaded = 0
+    delivered = 0
+    if i < frontier.shape[0]:
+        u = frontier[i]
+        k = np.int64(threshold)
+        if kind == 0:
+            change = residual[u]
+            if abs(change) > threshold:
+                cuda.atomic.add(residual, u, -change)
+                x[u] += change
+                changed[u] = 1
+                for e in range(indptr[u], indptr[u + 1]):
+                    if synchronous:
+                        cuda.atomic.add(incoming, indices[e], values[e] * change)
+                    else:
+                        cuda.atomic.add(residual, indices[e], values[e] * change)
+                delivered = indptr[u + 1] - indptr[u]
+                loaded = delivered
+        elif synchronous or pending[u] != 0:
+            if not synchronous:
+                pending[u] = 0
+            state = residual[u] if synchronous else x[u]
+            loaded = indptr[u + 1] - indptr[u]
+            for e in range(indptr[u], indptr[u + 1]):
+                v = indices[e]
+                if kind == 1:
+                    candidate = state + values[e]
+                    if candidate < cuda.atomic.min(x, v, candidate):
+                        changed[v] = 1
+                        pending[v] = 1
+                        delivered += 1
+                else:
+                    delivered += 1
+                    if cuda.atomic.add(count, v, -1) == k:
+                        x[v] = 1.0
+                        changed[v] = 1
+                        pending[v] = 1
+    _add_block_totals(block_totals, loaded, delivered, totals)
+
+
+class Kernels:
+    """The engine's view of these kernels (same methods as the CPU ``Kernels``): launches on
+    ``backend``; arc counts are added to the device array ``totals`` (loaded, delivered)."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.threads = config.PATH_CUDA_THREADS
+
+    def _launch(self, kernel, items, *args):
+        if items:
+            blocks = (items + self.threads - 1) // self.threads
+            launch_cuda_grid(kernel, self.backend, blocks, self.threads, *args)
+
+    def chunk_activity(self, changed, vertices, offsets, chunk_offsets, activity):
+        """Count each chunk's positions whose vertex changed."""
+        self._launch(chunk_activity, activity.size, changed, vertices, offsets, chunk_offsets, activity)
+
+    def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, reference, count,
+                   threshold, changed, totals):
+        """One round over ``chunks`` in order."""
+        self._launch(path_round, chunks.size, np.int64(kind), chunks, chunk_offsets, offsets, vertices, values, sent,
+                     x, reference, count, np.float64(threshold), changed, totals)
+
+    def vertex_round(self, kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,
+                     count, threshold, changed, totals):
+        """One vertex-centric round."""
+        self._launch(vertex_round, frontier.size, np.int64(kind), bool(synchronous), frontier, indptr, indices,
+                     values, x, residual, incoming, pending, count, np.float64(threshold), changed, totals)
