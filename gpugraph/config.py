@@ -220,12 +220,13 @@ PATH_TOLERANCE = 1e-7
 PATH_MAX_ROUNDS = 10_000
 #: CPU: paths handed to a core at a time by the dynamic schedule of a round.
 PATH_CPU_SCHEDULE_CHUNKS = 64
-#: GPU: threads per block of the round kernels, and chunks a warp claims from the shared work
-#: counter at once (dynamic dispatch: idle warps take the next chunks in priority order).
+#: GPU: threads per block of the round kernels (one chunk or vertex per thread); blocks are
+#: launched in dispatch order and the block scheduler gives the next to whichever SM frees first.
 PATH_CUDA_THREADS = 256
 #: Dependency-aware dispatch (§3.2.2): a round takes the active chunks of the lowest active layer;
 #: when they are fewer than this, the next layers' active chunks join in advance so the cores or
 #: SMs have work (the paper's "successive paths handled in advance" when SMXs are idle). CPU: a
-#: few dynamic-schedule pieces per core; GPU: about a quarter of an H100's resident threads.
+#: few dynamic-schedule pieces per core; GPU: about an H100's resident threads (132 SMs x 2048),
+#: since fewer leave SMs idle and gating by layer only adds rounds there (docs/path-engine.md).
 PATH_CPU_ROUND_MIN_CHUNKS = 4096
-PATH_CUDA_ROUND_MIN_CHUNKS = 65536
+PATH_CUDA_ROUND_MIN_CHUNKS = 1 << 18

@@ -28,22 +28,21 @@ def chunk_activity(changed, vertices, offsets, chunk_offsets, active_positions):
 
 
 @njit(parallel=True, cache=True)
-def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, reference, count,
-               threshold, changed):
+def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
+               threshold, changed, work):
     """Walk the paths of ``chunks`` (in that order, dynamically scheduled), each sequentially.
 
     At position ``j`` (arc ``u -> v``) the arc carries what changed at ``u`` since it last
     carried something; ``v``'s new state is used at once by the next position. ``changed[v]``
-    marks a vertex whose state moved by more than ``threshold`` since it was last marked (SUM),
-    or at all (MIN, PEEL); ``reference`` keeps the SUM state at the last mark.
+    marks a vertex that received more than ``threshold`` (SUM; smaller amounts are added but
+    wake nothing) or got a new state (MIN, PEEL). The atomics' return values are not waited for
+    (SUM, MIN: a plain read decides whether to send): a walk's steps stay independent memory
+    operations, which matters on the GPU twin of this kernel.
 
-    Returns
-    -------
-    (loaded, delivered)
-        Arcs examined, and arcs that carried an update.
+    ``work[i]`` receives the arcs examined and the arcs that carried an update for
+    ``chunks[i]`` (per-item counts rather than ``prange`` scalar reductions, which Numba's
+    parfor pass fails to recognise in this loop under Python 3.12).
     """
-    loaded = 0
-    delivered = 0
     k = np.int64(threshold)
     for i in prange(chunks.size):
         c = chunks[i]
@@ -60,9 +59,8 @@ def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, 
                     if abs(change) > threshold:
                         sent[j] = state
                         amount = values[j] * change
-                        new = atomic_add_f64(x, v, amount) + amount
-                        if abs(new - reference[v]) > threshold:  # written here, not in a helper:
-                            reference[v] = new  # prange may lose a called function's writes
+                        atomic_add_f64(x, v, amount)
+                        if abs(amount) > threshold:
                             changed[v] = 1
                         chunk_delivered += 1
                 elif kind == 1:
@@ -70,7 +68,8 @@ def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, 
                     if state < sent[j]:
                         sent[j] = state
                         candidate = state + values[j]
-                        if candidate < atomic_min_nonnegative_f64(x, v, candidate):
+                        if candidate < x[v]:
+                            atomic_min_nonnegative_f64(x, v, candidate)
                             changed[v] = 1
                             chunk_delivered += 1
                 elif x[u] != 0.0 and sent[j] == 0.0:
@@ -79,14 +78,13 @@ def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, 
                     if atomic_add_i64(count, v, -1) == k:
                         x[v] = 1.0
                         changed[v] = 1
-        loaded += chunk_loaded
-        delivered += chunk_delivered
-    return loaded, delivered
+        work[i, 0] = chunk_loaded
+        work[i, 1] = chunk_delivered
 
 
 @njit(parallel=True, cache=True)
 def vertex_round(kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,
-                 count, threshold, changed):
+                 count, threshold, changed, work):
     """One round of the vertex-centric engines over ``frontier``.
 
     Synchronous: SUM vertices apply their residual and push to
@@ -97,50 +95,48 @@ def vertex_round(kind, synchronous, frontier, indptr, indices, values, x, residu
     state, and what they push is visible at once. ``changed[v]`` marks a vertex whose state
     changed in the round.
 
-    Returns
-    -------
-    (loaded, delivered)
-        Arcs examined and arcs that carried an update.
+    ``work[i]`` receives the arcs examined and the arcs that carried an update for
+    ``frontier[i]``.
     """
-    loaded = 0
-    delivered = 0
     k = np.int64(threshold)
     for i in prange(frontier.size):
         u = frontier[i]
+        work[i, 0] = 0
+        work[i, 1] = 0
         if kind == 0:
             change = residual[u]
-            if abs(change) <= threshold:
-                continue
-            atomic_add_f64(residual, u, -change)
-            x[u] += change
-            changed[u] = 1
-            target = incoming if synchronous else residual
+            if abs(change) > threshold:
+                atomic_add_f64(residual, u, -change)
+                x[u] += change
+                changed[u] = 1
+                for e in range(indptr[u], indptr[u + 1]):
+                    if synchronous:
+                        atomic_add_f64(incoming, indices[e], values[e] * change)
+                    else:
+                        atomic_add_f64(residual, indices[e], values[e] * change)
+                work[i, 0] = indptr[u + 1] - indptr[u]
+                work[i, 1] = indptr[u + 1] - indptr[u]
+        elif synchronous or pending[u] != 0:
+            if not synchronous:
+                pending[u] = 0
+            state = residual[u] if synchronous else x[u]
+            delivered = 0
             for e in range(indptr[u], indptr[u + 1]):
-                atomic_add_f64(target, indices[e], values[e] * change)
-            loaded += indptr[u + 1] - indptr[u]
-            delivered += indptr[u + 1] - indptr[u]
-            continue
-        if not synchronous:
-            if pending[u] == 0:
-                continue
-            pending[u] = 0
-        state = residual[u] if synchronous else x[u]
-        for e in range(indptr[u], indptr[u + 1]):
-            v = indices[e]
-            loaded += 1
-            if kind == 1:
-                candidate = state + values[e]
-                if candidate < atomic_min_nonnegative_f64(x, v, candidate):
-                    changed[v] = 1
-                    pending[v] = 1
+                v = indices[e]
+                if kind == 1:
+                    candidate = state + values[e]
+                    if candidate < atomic_min_nonnegative_f64(x, v, candidate):
+                        changed[v] = 1
+                        pending[v] = 1
+                        delivered += 1
+                else:
                     delivered += 1
-            else:
-                delivered += 1
-                if atomic_add_i64(count, v, -1) == k:
-                    x[v] = 1.0
-                    changed[v] = 1
-                    pending[v] = 1
-    return loaded, delivered
+                    if atomic_add_i64(count, v, -1) == k:
+                        x[v] = 1.0
+                        changed[v] = 1
+                        pending[v] = 1
+            work[i, 0] = indptr[u + 1] - indptr[u]
+            work[i, 1] = delivered
 
 
 class Kernels:
@@ -151,20 +147,20 @@ class Kernels:
         """Count each chunk's positions whose vertex changed (:func:`chunk_activity`)."""
         run_cpu_kernel(chunk_activity, changed, vertices, offsets, chunk_offsets, activity)
 
-    def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, reference, count,
+    def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                    threshold, changed, totals):
         """One round over ``chunks`` in order (:func:`path_round`)."""
+        work = np.empty((chunks.size, 2), dtype=np.int64)
         with dynamic_schedule(config.PATH_CPU_SCHEDULE_CHUNKS):
-            loaded, delivered = run_cpu_kernel(
-                path_round, np.int64(kind), chunks, chunk_offsets, offsets, vertices, values, sent, x, reference,
-                count, np.float64(threshold), changed)
-        totals += (loaded, delivered)
+            run_cpu_kernel(path_round, np.int64(kind), chunks, chunk_offsets, offsets, vertices, values, sent, x,
+                           count, np.float64(threshold), changed, work)
+        totals += work.sum(axis=0)
 
     def vertex_round(self, kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,
                      count, threshold, changed, totals):
         """One vertex-centric round (:func:`vertex_round`)."""
+        work = np.empty((frontier.size, 2), dtype=np.int64)
         with dynamic_schedule(config.PATH_CPU_SCHEDULE_CHUNKS):
-            loaded, delivered = run_cpu_kernel(
-                vertex_round, np.int64(kind), bool(synchronous), frontier, indptr, indices, values, x, residual,
-                incoming, pending, count, np.float64(threshold), changed)
-        totals += (loaded, delivered)
+            run_cpu_kernel(vertex_round, np.int64(kind), bool(synchronous), frontier, indptr, indices, values, x,
+                           residual, incoming, pending, count, np.float64(threshold), changed, work)
+        totals += work.sum(axis=0)

@@ -50,7 +50,7 @@ def _add_block_totals(block_totals, loaded, delivered, totals):
 
 
 @cuda.jit(cache=True)
-def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, reference, count,
+def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                threshold, changed, totals):
     """One thread per dispatched chunk: walk its paths in order (CPU twin: ``path_round`` of
     :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates)."""
@@ -75,9 +75,8 @@ def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, 
                     if abs(change) > threshold:
                         sent[j] = state
                         amount = values[j] * change
-                        new = cuda.atomic.add(x, v, amount) + amount
-                        if abs(new - reference[v]) > threshold:
-                            reference[v] = new
+                        cuda.atomic.add(x, v, amount)
+                        if abs(amount) > threshold:
                             changed[v] = 1
                         delivered += 1
                 elif kind == 1:
@@ -85,7 +84,8 @@ def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, 
                     if state < sent[j]:
                         sent[j] = state
                         candidate = state + values[j]
-                        if candidate < cuda.atomic.min(x, v, candidate):
+                        if candidate < x[v]:
+                            cuda.atomic.min(x, v, candidate)
                             changed[v] = 1
                             delivered += 1
                 elif x[u] != 0.0 and sent[j] == 0.0:
@@ -164,11 +164,11 @@ class Kernels:
         """Count each chunk's positions whose vertex changed."""
         self._launch(chunk_activity, activity.size, changed, vertices, offsets, chunk_offsets, activity)
 
-    def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, reference, count,
+    def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                    threshold, changed, totals):
         """One round over ``chunks`` in order."""
         self._launch(path_round, chunks.size, np.int64(kind), chunks, chunk_offsets, offsets, vertices, values, sent,
-                     x, reference, count, np.float64(threshold), changed, totals)
+                     x, count, np.float64(threshold), changed, totals)
 
     def vertex_round(self, kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,
                      count, threshold, changed, totals):

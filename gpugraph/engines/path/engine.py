@@ -18,13 +18,16 @@ Schedules (all run the same :class:`~gpugraph.engines.path.programs.PathProgram`
             ``Pri = alpha * mean_degree * active_positions - layer`` (§3.2.3).
 
 Counters (``Result.stats``): ``rounds``; ``vertex_updates``, the number of (round, vertex)
-pairs in which the vertex's state changed (a SUM state counts when it moved by more than the
-tolerance since it last counted) — the same definition for every schedule; ``arcs_loaded``
+pairs in which the vertex's state changed (for SUM programs: by more than the tolerance in one
+step — a vertex-centric vertex applying its residual, or a path arc delivering to it) — the
+same definition for every schedule; ``arcs_loaded``
 (arcs examined) and ``arcs_delivered`` (arcs that carried an update); ``bytes_loaded``
 (``arcs_loaded`` times the bytes one examined arc reads: vertex id, state, arc value, and for
 the paths the arc's last-sent value S_val); ``utilisation`` (``arcs_delivered / arcs_loaded``);
 ``seconds`` (processing, without compilation), ``preprocessing_seconds`` (building the path
-layout, once per graph; 0 for the vertex-centric schedules), ``compile_seconds``;
+layout when this run built it; 0 for the vertex-centric schedules and for a layout kept on
+the graph from an earlier run), ``layout_seconds`` (what building the layout took, either way),
+``compile_seconds``;
 ``converged``.
 """
 
@@ -99,6 +102,7 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
         layout, cached = path_layout(graph, program, int(max_depth), int(chunk_arcs))
         stats.update(layout.summary())
         stats["preprocessing_seconds"] = 0.0 if cached else layout.seconds
+        stats["layout_seconds"] = layout.seconds
     backend = graph.backend
     compiled_before = compile_seconds()
     start = time.perf_counter()
@@ -155,7 +159,6 @@ class _PathRounds:
         self.values = backend.asarray(values)
         self.sent = xp.full(arcs.size, np.inf if program.kind == MIN else 0.0)
         self.x = backend.asarray(program.initial.copy())
-        self.reference = self.x.copy()
         self.count = backend.asarray(program.count.copy())
         self.changed = backend.asarray(program.changed.copy())
         self.activity = xp.zeros(layout.num_chunks, dtype=np.int64)
@@ -195,7 +198,7 @@ class _PathRounds:
             self.changed[:] = 0
             kernels.path_round(
                 self.program.kind, active, self.chunk_offsets, self.offsets, self.vertices, self.values,
-                self.sent, self.x, self.reference, self.count, self.program.threshold, self.changed, totals)
+                self.sent, self.x, self.count, self.program.threshold, self.changed, totals)
             updates += xp.count_nonzero(self.changed)
             rounds += 1
         totals = to_numpy(totals)
