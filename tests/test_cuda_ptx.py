@@ -20,11 +20,24 @@ def _kernels():
     from numba import types
 
     from gpugraph.algorithms import _bfs_cuda, _pagerank_cuda, _wcc_cuda
+    from gpugraph.engines.path import _rounds_cuda
     from gpugraph.graph import _cuda_kernels
     from gpugraph.io import _generator_cuda
 
     i32, i64, u64 = types.int32[:], types.int64[:], types.uint64
+    f64, u8 = types.float64[:], types.uint8[:]
     return {
+        **{
+            f"path {name}[{out}]": (kernel, signature)
+            for out, ids in (("int32", i32), ("int64", i64))
+            for name, kernel, signature in (
+                ("chunk_activity", _rounds_cuda.chunk_activity, (u8, ids, i64, i64, i64)),
+                ("path_round", _rounds_cuda.path_round,
+                 (types.int64, i64, i64, i64, ids, f64, f64, f64, i64, types.float64, u8, i64)),
+                ("vertex_round", _rounds_cuda.vertex_round,
+                 (types.int64, types.boolean, i64, i64, ids, f64, f64, f64, f64, u8, i64, types.float64, u8, i64)),
+            )
+        },
         **{
             f"{name}[{out}]": (kernel, signature)
             for out, ids in (("int32", i32), ("int64", i64))

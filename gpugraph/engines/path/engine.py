@@ -163,6 +163,7 @@ class _PathRounds:
         self.changed = backend.asarray(program.changed.copy())
         self.activity = xp.zeros(layout.num_chunks, dtype=np.int64)
         self.deferred = xp.zeros(layout.num_chunks, dtype=np.int64)  # active, not yet dispatched
+        self.gated = False  # whether the last round deferred chunks
         sizes = np.diff(layout.offsets[layout.chunk_offsets])
         alpha = 1.0 / max(float(layout.chunk_mean_degree.max(initial=0.0)) * float(sizes.max(initial=0)), 1.0)
         self.scaled_degree = backend.asarray(alpha * layout.chunk_mean_degree)
@@ -173,6 +174,8 @@ class _PathRounds:
         """How many of the active chunks (in layer order) this round dispatches: those of the
         lowest active layer, whose predecessors are all inactive (§3.2.2), and — while that
         leaves the device short of work — the next layers' chunks, handled in advance."""
+        if active.size <= self.round_min_chunks:
+            return int(active.size)
         lowest = self.layer[active[:1]]
         in_lowest = int(self.xp.searchsorted(self.layer[active], lowest, side="right")[0])
         return max(in_lowest, min(int(active.size), self.round_min_chunks))
@@ -189,9 +192,12 @@ class _PathRounds:
             if active.size == 0:
                 converged = True
                 break
-            active = active[: self._dispatched(active)]
-            self.deferred[:] = self.activity
-            self.deferred[active] = 0
+            dispatched = self._dispatched(active)
+            if dispatched < active.size or self.gated:  # (deferred is all zero otherwise)
+                self.deferred[:] = self.activity
+                self.deferred[active[:dispatched]] = 0
+                self.gated = dispatched < active.size
+                active = active[:dispatched]
             if self.prioritised:
                 priority = self.scaled_degree[active] * self.activity[active] - self.layer[active]
                 active = active[xp.argsort(-priority, kind="stable")]

@@ -1,0 +1,212 @@
+"""The path engine (issue 6): partitioning, dependency layers, and answers of every schedule.
+
+Answers are compared with the library algorithms (PageRank, adsorption: L1 distance within the
+tolerance; SSSP distances and k-core membership: exactly). CPU kernels run in the main
+invocation; the CUDA kernels under the simulator (``-m cudasim``) on tiny graphs.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+import gpugraph as gg
+from gpugraph.algorithms import adsorption, kcore, pagerank, sssp
+from gpugraph.engines.path import SCHEDULES, solve
+from gpugraph.engines.path.dependency import path_dependencies
+from gpugraph.engines.path.layout import build_layout
+from gpugraph.engines.path.partition import partition_paths
+from gpugraph.errors import EmptyGraphError, InvalidParameterError, InvalidWeightError, VertexIdError
+
+
+def random_graph(n=60, m=400, seed=3, device="cpu", weighted=False):
+    rng = np.random.default_rng(seed)
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    weights = rng.integers(1, 9, m).astype(np.float64) if weighted else None
+    return gg.from_edges(src, dst, weights, num_vertices=n, device=device)
+
+
+def csr(graph):
+    return np.asarray(graph.indptr), np.asarray(graph.indices)
+
+
+def check_partition(indptr, indices, max_depth):
+    paths = partition_paths(indptr, indices, max_depth)
+    arcs = paths.arcs[paths.arcs >= 0]
+    assert np.array_equal(np.sort(arcs), np.arange(indices.size)), "every arc on exactly one path"
+    tails = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    for p in range(paths.num_paths):
+        span = slice(paths.offsets[p], paths.offsets[p + 1])
+        vertices, path_arcs = paths.vertices[span], paths.arcs[span]
+        assert 1 <= vertices.size - 1 <= max_depth
+        assert path_arcs[-1] == -1
+        assert np.array_equal(tails[path_arcs[:-1]], vertices[:-1])
+        assert np.array_equal(indices[path_arcs[:-1]], vertices[1:])
+    # the paper's constraint: a vertex is an inner vertex of at most one path
+    inner = np.concatenate([paths.vertices[paths.offsets[p] + 1:paths.offsets[p + 1] - 1]
+                            for p in range(paths.num_paths)] or [np.zeros(0, dtype=np.int64)])
+    assert np.bincount(inner, minlength=indptr.size - 1).max(initial=0) <= 1
+    return paths
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 16])
+def test_partition_covers_every_arc_once_within_the_depth_bound(max_depth):
+    graph = random_graph()
+    check_partition(*csr(graph), max_depth)
+
+
+def test_partition_starts_at_the_hottest_vertex_and_follows_hot_successors():
+    # a hub 0 -> 1..5; vertex 3 has the highest out-degree of the heads
+    src = [0, 0, 0, 0, 0, 3, 3, 3, 2]
+    dst = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    graph = gg.from_edges(src, dst, num_vertices=10)
+    paths = check_partition(*csr(graph), 16)
+    first = paths.vertices[paths.offsets[0]:paths.offsets[1]]
+    assert list(first[:2]) == [0, 3], first
+
+
+def test_a_chain_becomes_one_path():
+    graph = gg.from_edges(np.arange(9), np.arange(1, 10), num_vertices=10)
+    paths = partition_paths(*csr(graph), 16)
+    assert paths.num_paths == 1 and list(paths.vertices) == list(range(10))
+
+
+def test_short_paths_are_linked_head_to_tail_only_within_the_bound():
+    graph = gg.from_edges(np.arange(40), np.arange(1, 41), num_vertices=41)
+    paths = partition_paths(*csr(graph), 16)
+    assert list(paths.lengths) == [16, 16, 8]
+
+
+def test_layers_follow_dependencies_and_sccs_match_scipy():
+    graph = random_graph(n=40, m=90, seed=5)
+    indptr, indices = csr(graph)
+    paths = partition_paths(indptr, indices, 4)
+    dependencies = path_dependencies(paths, graph.num_vertices)
+    # the explicit path dependency graph: p -> q when p enters a vertex q leaves
+    entered, left = {}, {}
+    for p in range(paths.num_paths):
+        vertices = paths.vertices[paths.offsets[p]:paths.offsets[p + 1]]
+        for v in vertices[1:]:
+            entered.setdefault(int(v), set()).add(p)
+        for v in vertices[:-1]:
+            left.setdefault(int(v), set()).add(p)
+    pairs = [(p, q) for v in entered for p in entered[v] for q in left.get(v, ())]
+    source, target = zip(*pairs)
+    matrix = sp.csr_array((np.ones(len(pairs)), (source, target)), shape=(paths.num_paths,) * 2)
+    _, expected = connected_components(matrix, directed=True, connection="strong")
+    scc = dependencies.scc
+    assert all((expected[p] == expected[q]) == (scc[p] == scc[q]) for p in range(paths.num_paths)
+               for q in range(paths.num_paths))
+    for p, q in pairs:
+        if scc[p] == scc[q]:
+            assert dependencies.layer[p] == dependencies.layer[q]
+        else:
+            assert dependencies.layer[q] > dependencies.layer[p]
+
+
+def test_layout_orders_paths_by_layer_and_chunks_them():
+    graph = random_graph(n=80, m=500, seed=8)
+    layout = build_layout(*csr(graph), 16, 8)
+    assert np.all(np.diff(layout.chunk_layer) >= 0)
+    arcs_per_chunk = np.diff(layout.offsets[layout.chunk_offsets]) - np.diff(layout.chunk_offsets)
+    single = np.diff(layout.chunk_offsets) == 1
+    assert np.all((arcs_per_chunk <= 8) | single)
+    assert layout.chunk_offsets[-1] == layout.num_paths
+    assert np.array_equal(np.sort(layout.arcs[layout.arcs >= 0]), np.arange(graph.num_arcs))
+
+
+def expected_answer(graph, algorithm, parameters):
+    if algorithm == "pagerank":
+        return np.asarray(gg.backend.to_numpy(pagerank.run(graph, tol=1e-13, max_iterations=3000)["rank"]))
+    if algorithm == "adsorption":
+        return gg.backend.to_numpy(adsorption.run(graph, tol=1e-14, max_iterations=5000)["score"])
+    if algorithm == "sssp":
+        return gg.backend.to_numpy(sssp.run(graph, **parameters)["distance"])
+    return gg.backend.to_numpy(kcore.run(graph)["core"]) >= parameters["k"]
+
+
+def assert_same_answer(graph, algorithm, result, parameters):
+    expected = expected_answer(graph.to("cpu"), algorithm, parameters)
+    value = next(iter(result.values.values()))
+    if algorithm in ("pagerank", "adsorption"):
+        assert np.abs(value - expected).sum() <= 1e-5 * np.abs(expected).sum()
+    else:
+        assert np.array_equal(value, expected)
+
+
+CASES = [("pagerank", {}), ("adsorption", {}), ("sssp", {"source": 0}), ("kcore", {"k": 14})]
+
+
+@pytest.mark.parametrize("algorithm, parameters", CASES)
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_every_schedule_converges_to_the_library_answer_on_the_cpu(algorithm, parameters, schedule):
+    graph = random_graph(n=300, m=2400, seed=11, weighted=algorithm == "sssp")
+    result = solve(graph, algorithm, schedule=schedule, **parameters)
+    assert result.stats["converged"]
+    assert result.stats["vertex_updates"] > 0 and result.stats["arcs_loaded"] >= result.stats["arcs_delivered"]
+    assert_same_answer(graph, algorithm, result, parameters)
+
+
+@pytest.mark.cudasim
+@pytest.mark.parametrize("algorithm, parameters", CASES)
+def test_cuda_kernels_match_the_cpu_under_the_simulator(device, algorithm, parameters):
+    graph = random_graph(n=24, m=90, seed=2, device=device, weighted=algorithm == "sssp")
+    parameters = {**parameters, "k": 6} if algorithm == "kcore" else parameters
+    for schedule in ("bsp", "async", "path"):
+        result = solve(graph, algorithm, schedule=schedule, **parameters)
+        assert result.stats["converged"]
+        assert_same_answer(graph, algorithm, result, parameters)
+
+
+def test_dispatch_window_and_layout_options_keep_the_answer():
+    graph = random_graph(n=200, m=1500, seed=4)
+    expected = solve(graph, "pagerank", schedule="bsp")["rank"]
+    for options in ({"round_min_chunks": 0}, {"max_depth": 2}, {"chunk_arcs": 1}):
+        result = solve(graph, "pagerank", **options)
+        assert np.abs(result["rank"] - expected).sum() < 1e-5
+
+
+def test_path_schedule_needs_fewer_vertex_updates_than_bsp():
+    graph = gg.rmat(10, seed=1)
+    bsp = solve(graph, "pagerank", schedule="bsp").stats
+    path = solve(graph, "pagerank", schedule="path").stats
+    assert path["vertex_updates"] < 0.6 * bsp["vertex_updates"]
+    assert path["paths"] > 0 and path["layout_seconds"] > 0
+
+
+@pytest.mark.parametrize("name", ["wiki-Vote.txt.gz", "soc-Slashdot0902.txt.gz"])
+def test_real_graphs_pagerank_and_sssp(dataset, name):
+    graph = gg.load(dataset(name))
+    for algorithm, parameters in (("pagerank", {}), ("sssp", {"source": 0})):
+        result = solve(graph, algorithm, **parameters)
+        assert_same_answer(graph, algorithm, result, parameters)
+
+
+def test_bad_input_raises_named_errors():
+    graph = random_graph()
+    with pytest.raises(InvalidParameterError, match="schedule"):
+        solve(graph, "pagerank", schedule="fast")
+    with pytest.raises(InvalidParameterError, match="path engine runs"):
+        solve(graph, "bfs")
+    with pytest.raises(InvalidParameterError, match="k >= 1"):
+        solve(graph, "kcore")
+    with pytest.raises(InvalidParameterError):
+        solve(graph, "pagerank", damping=1.5)
+    with pytest.raises(InvalidParameterError, match="unexpected keyword"):
+        solve(graph, "pagerank", source=3)
+    with pytest.raises(VertexIdError):
+        solve(graph, "sssp", source=10_000)
+    negative = gg.from_edges([0, 1], [1, 2], [1.0, -2.0])
+    with pytest.raises(InvalidWeightError, match="1 -> 2"):
+        solve(negative, "sssp")
+    with pytest.raises(InvalidWeightError):
+        solve(gg.from_edges([0, 1], [1, 2], [1.0, np.nan]), "sssp")
+    with pytest.raises(EmptyGraphError):
+        solve(gg.from_edges([], [], num_vertices=0), "pagerank")
+
+
+def test_graph_without_arcs():
+    graph = gg.from_edges([], [], num_vertices=3)
+    for schedule in SCHEDULES:
+        assert np.allclose(solve(graph, "pagerank", schedule=schedule)["rank"], 1 / 3)
+        assert solve(graph, "kcore", schedule=schedule, k=1)["in_core"].sum() == 0
