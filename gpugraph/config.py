@@ -223,10 +223,12 @@ PATH_CPU_SCHEDULE_CHUNKS = 64
 #: GPU: threads per block of the round kernels (one chunk or vertex per thread); blocks are
 #: launched in dispatch order and the block scheduler gives the next to whichever SM frees first.
 PATH_CUDA_THREADS = 256
-#: Dependency-aware dispatch (§3.2.2): a round takes the active chunks of the lowest active layer;
-#: when they are fewer than this, the next layers' active chunks join in advance so the cores or
-#: SMs have work (the paper's "successive paths handled in advance" when SMXs are idle). CPU: a
-#: few dynamic-schedule pieces per core; GPU: about an H100's resident threads (132 SMs x 2048),
-#: since fewer leave SMs idle and gating by layer only adds rounds there (docs/path-engine.md).
-PATH_CPU_ROUND_MIN_CHUNKS = 4096
-PATH_CUDA_ROUND_MIN_CHUNKS = 1 << 18
+#: Most chunks one round runs: about as many threads as an H100 keeps resident (132 SMs x 2048).
+#: Beyond that, SMs would run the rest later anyway, so the rest waits for the next round and the
+#: priority (or layer) order decides what goes first (§3.2.3); below it, every active chunk runs at
+#: once and order makes no difference. The CPU uses the same value so both do the same rounds.
+PATH_ROUND_CHUNKS = 1 << 18
+#: Walks of a chunk per round: a chunk whose walk woke a vertex that sends along one of the
+#: chunk's own arcs (a cycle inside the chunk, e.g. the path u -> v -> u) is walked again at once,
+#: up to this many times, so small cycles converge inside one round instead of one hop a round.
+PATH_CHUNK_SWEEPS = 1

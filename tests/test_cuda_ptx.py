@@ -33,7 +33,7 @@ def _kernels():
             for name, kernel, signature in (
                 ("chunk_activity", _rounds_cuda.chunk_activity, (u8, ids, i64, i64, i64)),
                 ("path_round", _rounds_cuda.path_round,
-                 (types.int64, i64, i64, i64, ids, f64, f64, f64, i64, types.float64, u8, i64)),
+                 (types.int64, i64, i64, i64, ids, f64, f64, f64, i64, types.float64, u8, types.int64, i64)),
                 ("vertex_round", _rounds_cuda.vertex_round,
                  (types.int64, types.boolean, i64, i64, ids, f64, f64, f64, f64, u8, i64, types.float64, u8, i64)),
             )

@@ -161,9 +161,11 @@ def test_cuda_kernels_match_the_cpu_under_the_simulator(device, algorithm, param
 def test_dispatch_window_and_layout_options_keep_the_answer():
     graph = random_graph(n=200, m=1500, seed=4)
     expected = solve(graph, "pagerank", schedule="bsp")["rank"]
-    for options in ({"round_min_chunks": 0}, {"max_depth": 2}, {"chunk_arcs": 1}):
-        result = solve(graph, "pagerank", **options)
-        assert np.abs(result["rank"] - expected).sum() < 1e-5
+    for options in ({"round_chunks": 3}, {"layered": True}, {"round_chunks": 5, "layered": True}, {"sweeps": 4},
+                    {"max_depth": 2}, {"chunk_arcs": 1}):
+        for schedule in ("path", "path-w"):
+            result = solve(graph, "pagerank", schedule=schedule, **options)
+            assert np.abs(result["rank"] - expected).sum() < 1e-5, (schedule, options)
 
 
 def test_path_schedule_needs_fewer_vertex_updates_than_bsp():

@@ -29,7 +29,7 @@ def chunk_activity(changed, vertices, offsets, chunk_offsets, active_positions):
 
 @njit(parallel=True, cache=True)
 def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-               threshold, changed, work):
+               threshold, changed, sweeps, work):
     """Walk the paths of ``chunks`` (in that order, dynamically scheduled), each sequentially.
 
     At position ``j`` (arc ``u -> v``) the arc carries what changed at ``u`` since it last
@@ -46,38 +46,53 @@ def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, 
     k = np.int64(threshold)
     for i in prange(chunks.size):
         c = chunks[i]
+        first = offsets[chunk_offsets[c]]
+        last = offsets[chunk_offsets[c + 1]]
         chunk_loaded = 0
         chunk_delivered = 0
-        for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
-            for j in range(offsets[p], offsets[p + 1] - 1):
-                u = vertices[j]
-                v = vertices[j + 1]
-                chunk_loaded += 1
-                if kind == 0:
-                    state = x[u]
-                    change = state - sent[j]
-                    if abs(change) > threshold:
-                        sent[j] = state
-                        amount = values[j] * change
-                        atomic_add_f64(x, v, amount)
-                        if abs(amount) > threshold:
-                            changed[v] = 1
-                        chunk_delivered += 1
-                elif kind == 1:
-                    state = x[u]
-                    if state < sent[j]:
-                        sent[j] = state
-                        candidate = state + values[j]
-                        if candidate < x[v]:
-                            atomic_min_nonnegative_f64(x, v, candidate)
-                            changed[v] = 1
+        for sweep in range(sweeps):
+            fed_back = False
+            for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
+                for j in range(offsets[p], offsets[p + 1] - 1):
+                    u = vertices[j]
+                    v = vertices[j + 1]
+                    chunk_loaded += 1
+                    woke = False
+                    if kind == 0:
+                        state = x[u]
+                        change = state - sent[j]
+                        if abs(change) > threshold:
+                            sent[j] = state
+                            amount = values[j] * change
+                            atomic_add_f64(x, v, amount)
+                            if abs(amount) > threshold:
+                                changed[v] = 1
+                                woke = True
                             chunk_delivered += 1
-                elif x[u] != 0.0 and sent[j] == 0.0:
-                    sent[j] = 1.0
-                    chunk_delivered += 1
-                    if atomic_add_i64(count, v, -1) == k:
-                        x[v] = 1.0
-                        changed[v] = 1
+                    elif kind == 1:
+                        state = x[u]
+                        if state < sent[j]:
+                            sent[j] = state
+                            candidate = state + values[j]
+                            if candidate < x[v]:
+                                atomic_min_nonnegative_f64(x, v, candidate)
+                                changed[v] = 1
+                                woke = True
+                                chunk_delivered += 1
+                    elif x[u] != 0.0 and sent[j] == 0.0:
+                        sent[j] = 1.0
+                        chunk_delivered += 1
+                        if atomic_add_i64(count, v, -1) == k:
+                            x[v] = 1.0
+                            changed[v] = 1
+                            woke = True
+                    if woke and sweeps > 1 and not fed_back:  # does v send along an arc of the chunk?
+                        for q in range(first, last):
+                            if vertices[q] == v:
+                                fed_back = True
+                                break
+            if not fed_back:
+                break
         work[i, 0] = chunk_loaded
         work[i, 1] = chunk_delivered
 
@@ -148,12 +163,12 @@ class Kernels:
         run_cpu_kernel(chunk_activity, changed, vertices, offsets, chunk_offsets, activity)
 
     def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                   threshold, changed, totals):
+                   threshold, changed, sweeps, totals):
         """One round over ``chunks`` in order (:func:`path_round`)."""
         work = np.empty((chunks.size, 2), dtype=np.int64)
         with dynamic_schedule(config.PATH_CPU_SCHEDULE_CHUNKS):
             run_cpu_kernel(path_round, np.int64(kind), chunks, chunk_offsets, offsets, vertices, values, sent, x,
-                           count, np.float64(threshold), changed, work)
+                           count, np.float64(threshold), changed, np.int64(sweeps), work)
         totals += work.sum(axis=0)
 
     def vertex_round(self, kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,

@@ -51,7 +51,7 @@ def _add_block_totals(block_totals, loaded, delivered, totals):
 
 @cuda.jit(cache=True)
 def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-               threshold, changed, totals):
+               threshold, changed, sweeps, totals):
     """One thread per dispatched chunk: walk its paths in order (CPU twin: ``path_round`` of
     :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates)."""
     block_totals = cuda.shared.array(2, np.int64)
@@ -63,37 +63,52 @@ def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, 
     delivered = 0
     if i < chunks.shape[0]:
         c = chunks[i]
+        first = offsets[chunk_offsets[c]]
+        last = offsets[chunk_offsets[c + 1]]
         k = np.int64(threshold)
-        for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
-            for j in range(offsets[p], offsets[p + 1] - 1):
-                u = vertices[j]
-                v = vertices[j + 1]
-                loaded += 1
-                if kind == 0:
-                    state = x[u]
-                    change = state - sent[j]
-                    if abs(change) > threshold:
-                        sent[j] = state
-                        amount = values[j] * change
-                        cuda.atomic.add(x, v, amount)
-                        if abs(amount) > threshold:
-                            changed[v] = 1
-                        delivered += 1
-                elif kind == 1:
-                    state = x[u]
-                    if state < sent[j]:
-                        sent[j] = state
-                        candidate = state + values[j]
-                        if candidate < x[v]:
-                            cuda.atomic.min(x, v, candidate)
-                            changed[v] = 1
+        for sweep in range(sweeps):
+            fed_back = False
+            for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
+                for j in range(offsets[p], offsets[p + 1] - 1):
+                    u = vertices[j]
+                    v = vertices[j + 1]
+                    loaded += 1
+                    woke = False
+                    if kind == 0:
+                        state = x[u]
+                        change = state - sent[j]
+                        if abs(change) > threshold:
+                            sent[j] = state
+                            amount = values[j] * change
+                            cuda.atomic.add(x, v, amount)
+                            if abs(amount) > threshold:
+                                changed[v] = 1
+                                woke = True
                             delivered += 1
-                elif x[u] != 0.0 and sent[j] == 0.0:
-                    sent[j] = 1.0
-                    delivered += 1
-                    if cuda.atomic.add(count, v, -1) == k:
-                        x[v] = 1.0
-                        changed[v] = 1
+                    elif kind == 1:
+                        state = x[u]
+                        if state < sent[j]:
+                            sent[j] = state
+                            candidate = state + values[j]
+                            if candidate < x[v]:
+                                cuda.atomic.min(x, v, candidate)
+                                changed[v] = 1
+                                woke = True
+                                delivered += 1
+                    elif x[u] != 0.0 and sent[j] == 0.0:
+                        sent[j] = 1.0
+                        delivered += 1
+                        if cuda.atomic.add(count, v, -1) == k:
+                            x[v] = 1.0
+                            changed[v] = 1
+                            woke = True
+                    if woke and sweeps > 1 and not fed_back:
+                        for q in range(first, last):
+                            if vertices[q] == v:
+                                fed_back = True
+                                break
+            if not fed_back:
+                break
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
@@ -165,10 +180,10 @@ class Kernels:
         self._launch(chunk_activity, activity.size, changed, vertices, offsets, chunk_offsets, activity)
 
     def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                   threshold, changed, totals):
+                   threshold, changed, sweeps, totals):
         """One round over ``chunks`` in order."""
         self._launch(path_round, chunks.size, np.int64(kind), chunks, chunk_offsets, offsets, vertices, values, sent,
-                     x, count, np.float64(threshold), changed, totals)
+                     x, count, np.float64(threshold), changed, np.int64(sweeps), totals)
 
     def vertex_round(self, kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,
                      count, threshold, changed, totals):

@@ -50,7 +50,8 @@ SCHEDULES = ("bsp", "bsp-delta", "async", "path-w", "path")
 
 def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = config.PATH_MAX_ROUNDS,
           max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
-          round_min_chunks: int | None = None, **parameters) -> Result:
+          round_chunks: int = config.PATH_ROUND_CHUNKS, layered: bool = False, sweeps: int = config.PATH_CHUNK_SWEEPS,
+          profile: bool = False, **parameters) -> Result:
     """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
 
     Parameters
@@ -68,11 +69,17 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
     max_depth, chunk_arcs:
         D_MAX of the partitioning and arcs per chunk (path schedules; a layout is built once
         per graph and pair of values).
-    round_min_chunks:
-        Dependency-aware dispatch: chunks beyond the lowest active layer join a round while it
-        has fewer than this (default :data:`gpugraph.config.PATH_CUDA_ROUND_MIN_CHUNKS` on a
-        GPU, :data:`gpugraph.config.PATH_CPU_ROUND_MIN_CHUNKS` on the CPU); 0 dispatches one
-        layer at a time, a huge value every active chunk in every round.
+    round_chunks:
+        Most chunks a round runs; the other active chunks wait for later rounds, chosen by
+        priority (``path``) or layer (``path-w``).
+    layered:
+        Dependency-aware dispatch: a round runs only the lowest active layer's chunks.
+    sweeps:
+        Walks of a chunk per round while it feeds back into itself
+        (:data:`gpugraph.config.PATH_CHUNK_SWEEPS`).
+    profile:
+        Synchronise around each round's walk kernel and report its time as
+        ``stats["walk_seconds"]`` (path schedules).
     **parameters:
         The algorithm's parameters.
 
@@ -91,10 +98,10 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
     """
     if schedule not in SCHEDULES:
         raise InvalidParameterError(f"unknown schedule {schedule!r}; use one of {', '.join(SCHEDULES)}")
-    if int(max_rounds) < 1 or int(chunk_arcs) < 1 or (round_min_chunks is not None and int(round_min_chunks) < 0):
+    if min(int(max_rounds), int(chunk_arcs), int(sweeps), int(round_chunks)) < 1:
         raise InvalidParameterError(
-            f"need max_rounds >= 1, chunk_arcs >= 1 and round_min_chunks >= 0; got {max_rounds}, {chunk_arcs}, "
-            f"{round_min_chunks}")
+            f"max_rounds, chunk_arcs, sweeps and round_chunks must be >= 1; got {max_rounds}, {chunk_arcs}, "
+            f"{sweeps}, {round_chunks}")
     program = make_program(graph, algorithm, **parameters)
     stats = {"schedule": schedule, "preprocessing_seconds": 0.0}
     layout = None
@@ -111,9 +118,8 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
         if layout is None:
             rounds = _VertexRounds(backend, kernels, program, schedule)
         else:
-            if round_min_chunks is None:
-                round_min_chunks = config.PATH_CUDA_ROUND_MIN_CHUNKS if backend.is_cuda else config.PATH_CPU_ROUND_MIN_CHUNKS
-            rounds = _PathRounds(backend, kernels, program, layout, schedule == "path", int(round_min_chunks))
+            rounds = _PathRounds(backend, kernels, program, layout, schedule == "path", layered=bool(layered),
+                                 round_chunks=int(round_chunks), sweeps=int(sweeps), profile=bool(profile))
         stats.update(rounds.run(int(max_rounds)))
         state = to_numpy(rounds.x)
     stats["compile_seconds"] = compile_seconds() - compiled_before
@@ -148,7 +154,8 @@ def _kernels(backend):
 class _PathRounds:
     """Rounds over the active chunks of paths (``path`` and ``path-w``)."""
 
-    def __init__(self, backend, kernels, program, layout, prioritised: bool, round_min_chunks: int):
+    def __init__(self, backend, kernels, program, layout, prioritised: bool, *, layered: bool, round_chunks: int,
+                 sweeps: int, profile: bool):
         xp = backend.xp
         self.xp, self.kernels, self.program, self.prioritised = xp, kernels, program, prioritised
         arcs = layout.arcs
@@ -163,53 +170,73 @@ class _PathRounds:
         self.changed = backend.asarray(program.changed.copy())
         self.activity = xp.zeros(layout.num_chunks, dtype=np.int64)
         self.deferred = xp.zeros(layout.num_chunks, dtype=np.int64)  # active, not yet dispatched
-        self.gated = False  # whether the last round deferred chunks
+        self.deferring = False  # whether the last round left active chunks for later
+        self.cursor = 0  # path-w: the chunk after the last one run
+        self.backend, self.layered, self.round_chunks = backend, layered, round_chunks
+        self.sweeps, self.profile = sweeps, profile
         sizes = np.diff(layout.offsets[layout.chunk_offsets])
         alpha = 1.0 / max(float(layout.chunk_mean_degree.max(initial=0.0)) * float(sizes.max(initial=0)), 1.0)
         self.scaled_degree = backend.asarray(alpha * layout.chunk_mean_degree)
         self.layer = backend.asarray(layout.chunk_layer.astype(np.float64))
-        self.round_min_chunks = round_min_chunks
 
-    def _dispatched(self, active) -> int:
-        """How many of the active chunks (in layer order) this round dispatches: those of the
-        lowest active layer, whose predecessors are all inactive (§3.2.2), and — while that
-        leaves the device short of work — the next layers' chunks, handled in advance."""
-        if active.size <= self.round_min_chunks:
-            return int(active.size)
-        lowest = self.layer[active[:1]]
-        in_lowest = int(self.xp.searchsorted(self.layer[active], lowest, side="right")[0])
-        return max(in_lowest, min(int(active.size), self.round_min_chunks))
+    def _dispatch(self, active):
+        """The active chunks (in stored, layer order) this round runs; the others stay active
+        for later rounds. Layered: only the lowest active layer, whose predecessors are all
+        inactive (§3.2.2). Then at most ``round_chunks``, as many as the GPU runs at once: the
+        highest priorities (``path``, §3.2.3) or the next ones in round-robin order from where
+        the previous round stopped (``path-w``, the paper's default order)."""
+        xp = self.xp
+        chosen = active
+        if self.layered:
+            layers = self.layer[active]
+            chosen = active[: int(xp.searchsorted(layers, layers[:1], side="right")[0])]
+        if chosen.size > self.round_chunks:
+            if self.prioritised:
+                priority = self.scaled_degree[chosen] * self.activity[chosen] - self.layer[chosen]
+                chosen = chosen[xp.argsort(-priority)[: self.round_chunks]]
+            else:  # round robin: go on after the last chunk the previous round ran
+                start = int(xp.searchsorted(chosen, self.cursor))
+                chosen = xp.concatenate((chosen[start:], chosen[:start]))[: self.round_chunks]
+                self.cursor = int(chosen[-1]) + 1
+        if chosen.size < active.size or self.deferring:  # (deferred is all zero otherwise)
+            self.deferred[:] = self.activity
+            self.deferred[chosen] = 0
+            self.deferring = chosen.size < active.size
+        return chosen
 
     def run(self, max_rounds: int) -> dict:
         xp, kernels = self.xp, self.kernels
         updates = xp.zeros(1, dtype=np.int64)
         totals = xp.zeros(2, dtype=np.int64)
         converged, rounds = False, 0
+        kernel_seconds = 0.0
         while rounds < max_rounds:
             kernels.chunk_activity(self.changed, self.vertices, self.offsets, self.chunk_offsets, self.activity)
-            self.activity += self.deferred
+            if self.deferring:
+                self.activity += self.deferred
             active = xp.flatnonzero(self.activity)
             if active.size == 0:
                 converged = True
                 break
-            dispatched = self._dispatched(active)
-            if dispatched < active.size or self.gated:  # (deferred is all zero otherwise)
-                self.deferred[:] = self.activity
-                self.deferred[active[:dispatched]] = 0
-                self.gated = dispatched < active.size
-                active = active[:dispatched]
-            if self.prioritised:
-                priority = self.scaled_degree[active] * self.activity[active] - self.layer[active]
-                active = active[xp.argsort(-priority, kind="stable")]
+            active = self._dispatch(active)
             self.changed[:] = 0
+            if self.profile:
+                self.backend.synchronize()
+                started = time.perf_counter()
             kernels.path_round(
                 self.program.kind, active, self.chunk_offsets, self.offsets, self.vertices, self.values,
-                self.sent, self.x, self.count, self.program.threshold, self.changed, totals)
+                self.sent, self.x, self.count, self.program.threshold, self.changed, self.sweeps, totals)
+            if self.profile:
+                self.backend.synchronize()
+                kernel_seconds += time.perf_counter() - started
             updates += xp.count_nonzero(self.changed)
             rounds += 1
         totals = to_numpy(totals)
-        return {"rounds": rounds, "converged": converged, "vertex_updates": int(to_numpy(updates)[0]),
-                "arcs_loaded": int(totals[0]), "arcs_delivered": int(totals[1])}
+        counters = {"rounds": rounds, "converged": converged, "vertex_updates": int(to_numpy(updates)[0]),
+                    "arcs_loaded": int(totals[0]), "arcs_delivered": int(totals[1])}
+        if self.profile:
+            counters["walk_seconds"] = kernel_seconds
+        return counters
 
 
 class _VertexRounds:

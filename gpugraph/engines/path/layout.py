@@ -104,7 +104,7 @@ def build_layout(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH,
     lengths = np.diff(paths.offsets)
     degree_sum = np.add.reduceat(out_degree[paths.vertices], paths.offsets[:-1]) if lengths.size else np.zeros(0)
     mean_degree = degree_sum / np.maximum(lengths, 1)
-    order = np.lexsort((-mean_degree, dependencies.layer))
+    order = np.argsort(dependencies.layer, kind="stable")
     starts = paths.offsets[:-1][order]
     sizes = lengths[order]
     offsets = np.zeros(order.size + 1, dtype=np.int64)
