@@ -31,7 +31,7 @@ def _kernels():
             f"path {name}[{out}]": (kernel, signature)
             for out, ids in (("int32", i32), ("int64", i64))
             for name, kernel, signature in (
-                ("chunk_activity", _rounds_cuda.chunk_activity, (u8, ids, i64, i64, i64)),
+                ("wake_chunks", _rounds_cuda.wake_chunks, (i64, i64, i64, i64)),
                 ("path_round", _rounds_cuda.path_round,
                  (types.int64, i64, i64, i64, ids, f64, f64, f64, i64, types.float64, u8, types.int64, i64)),
                 ("vertex_round", _rounds_cuda.vertex_round,

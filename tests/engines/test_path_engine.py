@@ -161,7 +161,8 @@ def test_cuda_kernels_match_the_cpu_under_the_simulator(device, algorithm, param
 def test_dispatch_window_and_layout_options_keep_the_answer():
     graph = random_graph(n=200, m=1500, seed=4)
     expected = solve(graph, "pagerank", schedule="bsp")["rank"]
-    for options in ({"round_chunks": 3}, {"layered": True}, {"round_chunks": 5, "layered": True}, {"sweeps": 4},
+    for options in ({"priority_min_chunks": 0}, {"layered": True}, {"priority_min_chunks": 0, "layered": True},
+                    {"sweeps": 4},
                     {"max_depth": 2}, {"chunk_arcs": 1}):
         for schedule in ("path", "path-w"):
             result = solve(graph, "pagerank", schedule=schedule, **options)

@@ -17,14 +17,12 @@ from gpugraph.backend.kernels import dynamic_schedule, run_cpu_kernel
 
 
 @njit(parallel=True, cache=True)
-def chunk_activity(changed, vertices, offsets, chunk_offsets, active_positions):
-    """``active_positions[c]``: positions of chunk ``c`` whose vertex changed and has an arc out."""
-    for c in prange(chunk_offsets.size - 1):
-        total = 0
-        for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
-            for j in range(offsets[p], offsets[p + 1] - 1):
-                total += changed[vertices[j]]
-        active_positions[c] = total
+def wake_chunks(woken, source_offsets, source_chunks, activity):
+    """``activity[c] += 1`` for every arc that chunk ``c`` sends along from a woken vertex."""
+    for i in prange(woken.size):
+        v = woken[i]
+        for e in range(source_offsets[v], source_offsets[v + 1]):
+            atomic_add_i64(activity, source_chunks[e], 1)
 
 
 @njit(parallel=True, cache=True)
@@ -158,9 +156,9 @@ class Kernels:
     """The engine's view of these kernels: compile-timed calls under a dynamic schedule, each
     round's arc counts added to a ``totals`` array (loaded, delivered)."""
 
-    def chunk_activity(self, changed, vertices, offsets, chunk_offsets, activity):
-        """Count each chunk's positions whose vertex changed (:func:`chunk_activity`)."""
-        run_cpu_kernel(chunk_activity, changed, vertices, offsets, chunk_offsets, activity)
+    def wake_chunks(self, woken, source_offsets, source_chunks, activity):
+        """Count in ``activity`` the arcs each chunk sends from woken vertices (:func:`wake_chunks`)."""
+        run_cpu_kernel(wake_chunks, woken, source_offsets, source_chunks, activity)
 
     def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                    threshold, changed, sweeps, totals):

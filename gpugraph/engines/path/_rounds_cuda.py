@@ -25,16 +25,15 @@ def _thread_index():
 
 
 @cuda.jit(cache=True)
-def chunk_activity(changed, vertices, offsets, chunk_offsets, active_positions):
-    """One thread per chunk: count its positions whose vertex changed and has an arc out."""
-    c = _thread_index()
-    if c >= active_positions.shape[0]:
+def wake_chunks(woken, source_offsets, source_chunks, activity):
+    """One thread per woken vertex: ``activity[c] += 1`` for each of its out-arcs, ``c`` the
+    chunk that sends along it."""
+    i = _thread_index()
+    if i >= woken.shape[0]:
         return
-    total = 0
-    for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
-        for j in range(offsets[p], offsets[p + 1] - 1):
-            total += changed[vertices[j]]
-    active_positions[c] = total
+    v = woken[i]
+    for e in range(source_offsets[v], source_offsets[v + 1]):
+        cuda.atomic.add(activity, source_chunks[e], 1)
 
 
 @cuda.jit(device=True)
@@ -175,9 +174,9 @@ class Kernels:
             blocks = (items + self.threads - 1) // self.threads
             launch_cuda_grid(kernel, self.backend, blocks, self.threads, *args)
 
-    def chunk_activity(self, changed, vertices, offsets, chunk_offsets, activity):
-        """Count each chunk's positions whose vertex changed."""
-        self._launch(chunk_activity, activity.size, changed, vertices, offsets, chunk_offsets, activity)
+    def wake_chunks(self, woken, source_offsets, source_chunks, activity):
+        """Count in ``activity`` the arcs each chunk sends from woken vertices."""
+        self._launch(wake_chunks, woken.size, woken, source_offsets, source_chunks, activity)
 
     def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                    threshold, changed, sweeps, totals):

@@ -50,7 +50,7 @@ SCHEDULES = ("bsp", "bsp-delta", "async", "path-w", "path")
 
 def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = config.PATH_MAX_ROUNDS,
           max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
-          round_chunks: int = config.PATH_ROUND_CHUNKS, layered: bool = False, sweeps: int = config.PATH_CHUNK_SWEEPS,
+          priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False, sweeps: int = config.PATH_CHUNK_SWEEPS,
           profile: bool = False, **parameters) -> Result:
     """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
 
@@ -69,9 +69,9 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
     max_depth, chunk_arcs:
         D_MAX of the partitioning and arcs per chunk (path schedules; a layout is built once
         per graph and pair of values).
-    round_chunks:
-        Most chunks a round runs; the other active chunks wait for later rounds, chosen by
-        priority (``path``) or layer (``path-w``).
+    priority_min_chunks:
+        ``path``: active chunks are launched in priority order only when there are more than
+        this (:data:`gpugraph.config.PATH_PRIORITY_MIN_CHUNKS`); 0 sorts every round.
     layered:
         Dependency-aware dispatch: a round runs only the lowest active layer's chunks.
     sweeps:
@@ -98,10 +98,10 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
     """
     if schedule not in SCHEDULES:
         raise InvalidParameterError(f"unknown schedule {schedule!r}; use one of {', '.join(SCHEDULES)}")
-    if min(int(max_rounds), int(chunk_arcs), int(sweeps), int(round_chunks)) < 1:
+    if min(int(max_rounds), int(chunk_arcs), int(sweeps)) < 1 or int(priority_min_chunks) < 0:
         raise InvalidParameterError(
-            f"max_rounds, chunk_arcs, sweeps and round_chunks must be >= 1; got {max_rounds}, {chunk_arcs}, "
-            f"{sweeps}, {round_chunks}")
+            f"max_rounds, chunk_arcs and sweeps must be >= 1 and priority_min_chunks >= 0; got {max_rounds}, "
+            f"{chunk_arcs}, {sweeps}, {priority_min_chunks}")
     program = make_program(graph, algorithm, **parameters)
     stats = {"schedule": schedule, "preprocessing_seconds": 0.0}
     layout = None
@@ -119,7 +119,7 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
             rounds = _VertexRounds(backend, kernels, program, schedule)
         else:
             rounds = _PathRounds(backend, kernels, program, layout, schedule == "path", layered=bool(layered),
-                                 round_chunks=int(round_chunks), sweeps=int(sweeps), profile=bool(profile))
+                                 priority_min_chunks=int(priority_min_chunks), sweeps=int(sweeps), profile=bool(profile))
         stats.update(rounds.run(int(max_rounds)))
         state = to_numpy(rounds.x)
     stats["compile_seconds"] = compile_seconds() - compiled_before
@@ -154,8 +154,8 @@ def _kernels(backend):
 class _PathRounds:
     """Rounds over the active chunks of paths (``path`` and ``path-w``)."""
 
-    def __init__(self, backend, kernels, program, layout, prioritised: bool, *, layered: bool, round_chunks: int,
-                 sweeps: int, profile: bool):
+    def __init__(self, backend, kernels, program, layout, prioritised: bool, *, layered: bool,
+                 priority_min_chunks: int, sweeps: int, profile: bool):
         xp = backend.xp
         self.xp, self.kernels, self.program, self.prioritised = xp, kernels, program, prioritised
         arcs = layout.arcs
@@ -169,10 +169,10 @@ class _PathRounds:
         self.count = backend.asarray(program.count.copy())
         self.changed = backend.asarray(program.changed.copy())
         self.activity = xp.zeros(layout.num_chunks, dtype=np.int64)
-        self.deferred = xp.zeros(layout.num_chunks, dtype=np.int64)  # active, not yet dispatched
-        self.deferring = False  # whether the last round left active chunks for later
-        self.cursor = 0  # path-w: the chunk after the last one run
-        self.backend, self.layered, self.round_chunks = backend, layered, round_chunks
+        self.deferred = xp.zeros(layout.num_chunks, dtype=np.int64)  # layered: active, not yet run
+        self.source_offsets = backend.asarray(layout.source_offsets)
+        self.source_chunks = backend.asarray(layout.source_chunks)
+        self.backend, self.layered, self.priority_min_chunks = backend, layered, priority_min_chunks
         self.sweeps, self.profile = sweeps, profile
         sizes = np.diff(layout.offsets[layout.chunk_offsets])
         alpha = 1.0 / max(float(layout.chunk_mean_degree.max(initial=0.0)) * float(sizes.max(initial=0)), 1.0)
@@ -180,40 +180,35 @@ class _PathRounds:
         self.layer = backend.asarray(layout.chunk_layer.astype(np.float64))
 
     def _dispatch(self, active):
-        """The active chunks (in stored, layer order) this round runs; the others stay active
-        for later rounds. Layered: only the lowest active layer, whose predecessors are all
-        inactive (§3.2.2). Then at most ``round_chunks``, as many as the GPU runs at once: the
-        highest priorities (``path``, §3.2.3) or the next ones in round-robin order from where
-        the previous round stopped (``path-w``, the paper's default order)."""
+        """The active chunks (in stored, layer order) this round runs. Layered: only the lowest
+        active layer's, whose predecessors are all inactive (§3.2.2); the others stay active for
+        later rounds. ``path``: when more chunks are active than the GPU keeps resident, they
+        are launched by descending priority (§3.2.3), so the block scheduler runs the important
+        ones first; fewer run all at once, and their order makes no difference."""
         xp = self.xp
         chosen = active
         if self.layered:
             layers = self.layer[active]
             chosen = active[: int(xp.searchsorted(layers, layers[:1], side="right")[0])]
-        if chosen.size > self.round_chunks:
-            if self.prioritised:
-                priority = self.scaled_degree[chosen] * self.activity[chosen] - self.layer[chosen]
-                chosen = chosen[xp.argsort(-priority)[: self.round_chunks]]
-            else:  # round robin: go on after the last chunk the previous round ran
-                start = int(xp.searchsorted(chosen, self.cursor))
-                chosen = xp.concatenate((chosen[start:], chosen[:start]))[: self.round_chunks]
-                self.cursor = int(chosen[-1]) + 1
-        if chosen.size < active.size or self.deferring:  # (deferred is all zero otherwise)
             self.deferred[:] = self.activity
             self.deferred[chosen] = 0
-            self.deferring = chosen.size < active.size
+        if self.prioritised and chosen.size > self.priority_min_chunks:
+            priority = self.scaled_degree[chosen] * self.activity[chosen] - self.layer[chosen]
+            chosen = chosen[xp.argsort(-priority)]
         return chosen
 
     def run(self, max_rounds: int) -> dict:
         xp, kernels = self.xp, self.kernels
-        updates = xp.zeros(1, dtype=np.int64)
         totals = xp.zeros(2, dtype=np.int64)
-        converged, rounds = False, 0
+        converged, rounds, updates = False, 0, 0
         kernel_seconds = 0.0
+        woken = xp.flatnonzero(self.changed)
         while rounds < max_rounds:
-            kernels.chunk_activity(self.changed, self.vertices, self.offsets, self.chunk_offsets, self.activity)
-            if self.deferring:
-                self.activity += self.deferred
+            if self.layered:
+                self.activity[:] = self.deferred
+            else:
+                self.activity[:] = 0
+            kernels.wake_chunks(woken, self.source_offsets, self.source_chunks, self.activity)
             active = xp.flatnonzero(self.activity)
             if active.size == 0:
                 converged = True
@@ -229,10 +224,11 @@ class _PathRounds:
             if self.profile:
                 self.backend.synchronize()
                 kernel_seconds += time.perf_counter() - started
-            updates += xp.count_nonzero(self.changed)
+            woken = xp.flatnonzero(self.changed)
+            updates += int(woken.size)
             rounds += 1
         totals = to_numpy(totals)
-        counters = {"rounds": rounds, "converged": converged, "vertex_updates": int(to_numpy(updates)[0]),
+        counters = {"rounds": rounds, "converged": converged, "vertex_updates": updates,
                     "arcs_loaded": int(totals[0]), "arcs_delivered": int(totals[1])}
         if self.profile:
             counters["walk_seconds"] = kernel_seconds

@@ -1,8 +1,10 @@
 """The stored form of a graph for the path engine (DiGraph's E_Idx / PTable, chunks, priorities).
 
 :func:`build_layout` partitions the arcs into paths (:mod:`.partition`), finds their layers
-(:mod:`.dependency`) and stores the paths contiguously in dispatch order: by layer, then by
-descending mean out-degree, so hot paths sit together and a warp reads consecutive data. Runs of
+(:mod:`.dependency`) and stores the paths contiguously in dispatch order: by layer, and within a
+layer in the order Algorithm 1 emitted them — from the hottest roots first, and each path next
+to the one it branched from, so a thread walking a chunk carries a new state over several paths
+in one round. Runs of
 consecutive paths form *chunks* of about :data:`gpugraph.config.PATH_CHUNK_ARCS` arcs, the unit
 one thread processes. Per-arc values (S_val: what the arc's source last sent; E_val: the arc's
 coefficient or weight) are laid out along the same order by the engine; V_val, each vertex's
@@ -34,6 +36,9 @@ class PathLayout:
         As in :class:`~gpugraph.engines.path.partition.Paths`, in dispatch order.
     chunk_offsets:
         Chunk ``c`` holds paths ``chunk_offsets[c]`` to ``chunk_offsets[c + 1] - 1``.
+    source_offsets, source_chunks:
+        CSR from each vertex to the chunks that send along its out-arcs (one entry per arc):
+        the chunks a change of the vertex wakes.
     chunk_layer:
         Layer of each chunk's first path (chunks follow the layer order).
     chunk_mean_degree:
@@ -48,6 +53,8 @@ class PathLayout:
     arcs: np.ndarray
     offsets: np.ndarray
     chunk_offsets: np.ndarray
+    source_offsets: np.ndarray
+    source_chunks: np.ndarray
     chunk_layer: np.ndarray
     chunk_mean_degree: np.ndarray
     num_sccs: int
@@ -102,9 +109,7 @@ def build_layout(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH,
     dependencies = path_dependencies(paths, n)
     out_degree = np.diff(indptr)
     lengths = np.diff(paths.offsets)
-    degree_sum = np.add.reduceat(out_degree[paths.vertices], paths.offsets[:-1]) if lengths.size else np.zeros(0)
-    mean_degree = degree_sum / np.maximum(lengths, 1)
-    order = np.argsort(dependencies.layer, kind="stable")
+    order = np.argsort(dependencies.layer, kind="stable")  # within a layer, Algorithm 1's order
     starts = paths.offsets[:-1][order]
     sizes = lengths[order]
     offsets = np.zeros(order.size + 1, dtype=np.int64)
@@ -116,9 +121,16 @@ def build_layout(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH,
     first_positions = offsets[chunk_offsets[:-1]]
     chunk_degree = np.add.reduceat(out_degree[vertices], first_positions) if first_positions.size else np.zeros(0)
     chunk_sizes = np.diff(offsets[chunk_offsets])
+    # which chunk sends along each arc, grouped by the arc's source vertex
+    sends = arcs >= 0
+    chunk_of_position = np.repeat(np.repeat(np.arange(chunk_sizes.size), np.diff(chunk_offsets)), sizes)
+    by_source = np.argsort(vertices[sends], kind="stable")
+    source_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(vertices[sends], minlength=n), out=source_offsets[1:])
     return PathLayout(
         vertices=vertices.astype(indices.dtype), arcs=arcs, offsets=offsets,
         chunk_offsets=chunk_offsets,
+        source_offsets=source_offsets, source_chunks=chunk_of_position[sends][by_source],
         chunk_layer=dependencies.layer[order][chunk_offsets[:-1]],
         chunk_mean_degree=chunk_degree / np.maximum(chunk_sizes, 1),
         num_sccs=dependencies.num_sccs, largest_scc=dependencies.largest_scc,
