@@ -58,6 +58,28 @@ def test_run_writes_ldbc_output(capsys, tmp_path):
     assert abs(sum(float(line.split()[1]) for line in lines) - 1.0) < 1e-12
 
 
+def test_run_on_the_path_engine(capsys, tmp_path):
+    edges = tmp_path / "g.txt"
+    edges.write_text("10 20 1\n20 30 2\n10 30 5\n30 10 1\n")
+    output = tmp_path / "out.tsv"
+    code, out, err = run_cli(capsys, "run", "sssp", str(edges), "--source", "10", "--engine", "path", "-o", str(output),
+                             "--device", "cpu")
+    assert code == 0, err
+    assert "vertex_updates" in out and "layout_seconds" in out
+    assert output.read_text().splitlines() == ["10\t0", "20\t1", "30\t3"]
+    code, _, err = run_cli(capsys, "run", "kcore", str(edges), "--engine", "async", "--k", "2", "-o", str(output),
+                           "--device", "cpu")
+    assert code == 0, err
+    assert output.read_text().splitlines() == ["10\t1", "20\t1", "30\t1"]
+    code, _, err = run_cli(capsys, "run", "bfs", str(edges), "--engine", "path", "--device", "cpu")
+    assert code != 0 and "--engine runs pagerank" in err and "Traceback" not in err
+    code, _, err = run_cli(capsys, "run", "kcore", str(edges), "--k", "2", "--device", "cpu")
+    assert code != 0 and "--k applies to kcore with --engine" in err
+    code, _, err = run_cli(capsys, "run", "pagerank", str(edges), "--engine", "path", "--max-iterations", "3",
+                           "--device", "cpu")
+    assert code != 0 and "not max_iterations" in err
+
+
 def test_run_refuses_options_of_other_algorithms(capsys, tmp_path):
     edges = tmp_path / "g.txt"
     edges.write_text("1 2\n")

@@ -228,7 +228,7 @@ class RunnableProgram:
             Load-balancing strategy of the program's edge work (:func:`gpugraph.ops.advance`
             for EMV edge steps, :func:`gpugraph.ops.pull` for GAS gathers).
         engine:
-            ``"bsp"`` (the asynchronous and path engines arrive with their issues).
+            ``"bsp"`` (the path engine, :mod:`gpugraph.engines.path`, runs its own update kinds).
         show_progress:
             Show a progress bar of iterations on a terminal.
 

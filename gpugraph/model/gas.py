@@ -1,4 +1,4 @@
-"""The GAS model (gather / apply / scatter, as in PowerGraph), the API the path engine runs.
+"""The GAS model (gather / apply / scatter, as in PowerGraph), run by the bsp engine.
 
 Each round, for every active vertex ``v``:
 

@@ -19,6 +19,7 @@ reports membership of the ``k``-core of the simple undirected graph (as
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -107,10 +108,12 @@ def make_program(graph, algorithm: str, **parameters) -> PathProgram:
     if graph.num_vertices == 0:
         raise EmptyGraphError(f"{algorithm} needs at least one vertex; the graph is empty")
     builder = {"pagerank": _pagerank, "adsorption": _adsorption, "sssp": _sssp, "kcore": _kcore}[algorithm]
-    try:
-        return builder(graph, **parameters)
-    except TypeError as exc:  # an unknown keyword
-        raise InvalidParameterError(f"{algorithm} on the path engine: {exc}") from None
+    accepted = list(inspect.signature(builder).parameters)[1:]
+    unknown = sorted(set(parameters) - set(accepted))
+    if unknown:
+        raise InvalidParameterError(
+            f"{algorithm} on the path engine takes {', '.join(accepted)}; not {', '.join(unknown)}")
+    return builder(graph, **parameters)
 
 
 def _csr(graph):
