@@ -227,13 +227,9 @@ PATH_CUDA_THREADS = 256
 #: H100 keeps resident (132 SMs x 2048 threads): then the block scheduler runs the first ones
 #: first and the rest later; fewer all run at once, and sorting them would only cost time.
 PATH_PRIORITY_MIN_CHUNKS = 1 << 18
-#: Walks of a chunk per round for accumulative (SUM) programs: a chunk whose walk woke a vertex
-#: that sends along one of the chunk's own arcs (a cycle inside the chunk, e.g. the path
-#: u -> v -> u) is walked again at once, up to this many times, so small cycles converge inside
-#: one round instead of one hop a round. 4: on the H100, PageRank on cnr-2000 needs 38 rounds
-#: instead of 147 and 3.0 M vertex updates instead of 9.7 M for 4% more arcs loaded.
+#: Walks of a chunk per round: a chunk whose walk woke a vertex that sends along one of the
+#: chunk's own arcs (a cycle inside the chunk, e.g. the path u -> v -> u) is walked again at once,
+#: up to this many times, so small cycles converge inside one round instead of one hop a round.
+#: 4: on the H100, PageRank on cnr-2000 needs 38 rounds instead of 147 and 3.0 M vertex updates
+#: instead of 9.7 M for 4% more arcs loaded; 16 sweeps gain nothing more (docs/path-engine.md).
 PATH_CHUNK_SWEEPS = 4
-#: The same for MIN and PEEL programs (SSSP, k-core): 1, since a cycle never improves a distance
-#: or deletes a vertex again; re-walking only costs (SSSP on cnr-2000: 11.9 ms with 1, 18.1 ms
-#: with 4; docs/path-engine.md).
-PATH_MONOTONE_SWEEPS = 1

@@ -51,7 +51,7 @@ SCHEDULES = ("bsp", "bsp-delta", "async", "path-w", "path")
 
 def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = config.PATH_MAX_ROUNDS,
           max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
-          priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False, sweeps: int | None = None,
+          priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False, sweeps: int = config.PATH_CHUNK_SWEEPS,
           profile: bool = False, **parameters) -> Result:
     """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
 
@@ -76,9 +76,8 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
     layered:
         Dependency-aware dispatch: a round runs only the lowest active layer's chunks.
     sweeps:
-        Walks of a chunk per round while it feeds back into itself; default
-        :data:`gpugraph.config.PATH_CHUNK_SWEEPS` for PageRank and adsorption,
-        :data:`gpugraph.config.PATH_MONOTONE_SWEEPS` for SSSP and k-core.
+        Walks of a chunk per round while it feeds back into itself
+        (:data:`gpugraph.config.PATH_CHUNK_SWEEPS`).
     profile:
         Synchronise around each round's walk kernel and report its time as
         ``stats["walk_seconds"]`` (path schedules).
@@ -100,13 +99,11 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
     """
     if schedule not in SCHEDULES:
         raise InvalidParameterError(f"unknown schedule {schedule!r}; use one of {', '.join(SCHEDULES)}")
-    if min(int(max_rounds), int(chunk_arcs), 1 if sweeps is None else int(sweeps)) < 1 or int(priority_min_chunks) < 0:
+    if min(int(max_rounds), int(chunk_arcs), int(sweeps)) < 1 or int(priority_min_chunks) < 0:
         raise InvalidParameterError(
             f"max_rounds, chunk_arcs and sweeps must be >= 1 and priority_min_chunks >= 0; got {max_rounds}, "
             f"{chunk_arcs}, {sweeps}, {priority_min_chunks}")
     program = make_program(graph, algorithm, **parameters)
-    if sweeps is None:
-        sweeps = config.PATH_CHUNK_SWEEPS if program.kind == SUM else config.PATH_MONOTONE_SWEEPS
     stats = {"schedule": schedule, "preprocessing_seconds": 0.0}
     layout = None
     if schedule.startswith("path"):
