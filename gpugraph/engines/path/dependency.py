@@ -80,7 +80,8 @@ def path_dependencies(paths, num_vertices: int) -> Dependencies:
     dag.eliminate_zeros()
     holds_paths = np.zeros(count, dtype=np.int64)
     holds_paths[label[:num_paths]] = 1
-    component_layer = kernels.longest_path_layers(dag.indptr.astype(np.int64), dag.indices.astype(np.int64), holds_paths)
+    component_layer = kernels.longest_path_layers(
+        dag.indptr.astype(np.int64), dag.indices.astype(np.int64), holds_paths)
     scc = label[:num_paths]
     sizes = np.bincount(scc, minlength=count)
     return Dependencies(

@@ -12,24 +12,27 @@ Schedules (all run the same :class:`~gpugraph.engines.path.programs.PathProgram`
 ``async``   plain asynchronous vertex-centric rounds, DiGraph's "DiGraph-t" baseline: every
             vertex with a pending change propagates its live state, and what it pushes is seen
             by vertices processed later in the same round (no paths).
-``path-w``  DiGraph without path scheduling: active chunks of paths in stored (layer) order,
-            each path walked sequentially, a vertex's new state used at once by its successor.
-``path``    full DiGraph: the same, with the active chunks dispatched by the priority
-            ``Pri = alpha * mean_degree * active_positions - layer`` (§3.2.3).
+``path-w``  DiGraph without path scheduling: the active chunks of paths in stored (layer) order,
+            each walked sequentially by one thread, a vertex's new state used at once by its
+            successor, a chunk walked again (up to ``sweeps`` times) while it feeds back into
+            itself.
+``path``    full DiGraph: the same, the launch ordered by the priority
+            ``Pri = alpha * mean_degree * active_arcs - layer`` (§3.2.3) when more chunks are
+            active than the GPU keeps resident. ``layered=True`` adds dependency-aware dispatch
+            (one layer a round) to either.
 
 Counters (``Result.stats``): ``rounds``; ``vertex_updates``, the number of (round, vertex)
 pairs in which the vertex's state changed (for SUM programs: by more than the tolerance in one
 step — a vertex-centric vertex applying its residual, or a path arc delivering to it) — the
-same definition for every schedule; ``arcs_loaded``
-(arcs examined) and ``arcs_delivered`` (arcs that carried an update); ``bytes_loaded``
-(``arcs_loaded`` times the bytes one examined arc reads: vertex id, state, arc value, and for
-the paths the arc's last-sent value S_val); ``utilisation`` (``arcs_delivered / arcs_loaded``);
-``seconds`` (processing: the rounds, without compilation), ``setup_seconds`` (copying the
-program's and layout's arrays to the device and allocating the state, before the rounds), ``preprocessing_seconds`` (building the path
-layout when this run built it; 0 for the vertex-centric schedules and for a layout kept on
-the graph from an earlier run), ``layout_seconds`` (what building the layout took, either way),
-``compile_seconds``;
-``converged``.
+same definition for every schedule; ``arcs_loaded`` (arcs examined) and ``arcs_delivered``
+(arcs that carried an update); ``bytes_loaded`` (``arcs_loaded`` times the bytes one examined
+arc reads: vertex id, state, arc value, and for the paths the arc's last-sent value S_val);
+``utilisation`` (``arcs_delivered / arcs_loaded``); ``seconds`` (processing: the rounds,
+without compilation); ``setup_seconds`` (copying the program's and layout's arrays to the
+device and allocating the state, before the rounds); ``preprocessing_seconds`` (building the
+path layout when this run built it; 0 for the vertex-centric schedules and for a layout kept on
+the graph from an earlier run); ``layout_seconds`` (what building the layout took, either way);
+``compile_seconds``; ``converged``; with ``profile=True``, ``walk_seconds``.
 """
 
 from __future__ import annotations
@@ -51,8 +54,8 @@ SCHEDULES = ("bsp", "bsp-delta", "async", "path-w", "path")
 
 def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = config.PATH_MAX_ROUNDS,
           max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
-          priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False, sweeps: int = config.PATH_CHUNK_SWEEPS,
-          profile: bool = False, **parameters) -> Result:
+          priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False,
+          sweeps: int = config.PATH_CHUNK_SWEEPS, profile: bool = False, **parameters) -> Result:
     """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
 
     Parameters
@@ -110,7 +113,6 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
         layout, cached = path_layout(graph, program, int(max_depth), int(chunk_arcs))
         stats.update(layout.summary())
         stats["preprocessing_seconds"] = 0.0 if cached else layout.seconds
-        stats["layout_seconds"] = layout.seconds
     backend = graph.backend
     compiled_before = compile_seconds()
     start = time.perf_counter()
@@ -120,7 +122,8 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
             rounds = _VertexRounds(backend, kernels, program, schedule)
         else:
             rounds = _PathRounds(backend, kernels, program, layout, schedule == "path", layered=bool(layered),
-                                 priority_min_chunks=int(priority_min_chunks), sweeps=int(sweeps), profile=bool(profile))
+                                 priority_min_chunks=int(priority_min_chunks), sweeps=int(sweeps),
+                                 profile=bool(profile))
         backend.synchronize()
         stats["setup_seconds"] = time.perf_counter() - start
         start = time.perf_counter()
@@ -241,7 +244,7 @@ class _PathRounds:
 
 
 class _VertexRounds:
-    """Vertex-centric rounds (``bsp`` and ``async``)."""
+    """Vertex-centric rounds (``bsp``, ``bsp-delta`` and ``async``)."""
 
     def __init__(self, backend, kernels, program, schedule: str):
         xp = backend.xp

@@ -80,7 +80,7 @@ class PathLayout:
             "mean_path_arcs": float(lengths.mean()) if lengths.size else 0.0,
             "max_path_arcs": int(lengths.max()) if lengths.size else 0,
             "sccs": self.num_sccs, "largest_scc_paths": self.largest_scc, "layers": self.num_layers,
-            "preprocessing_seconds": self.seconds,
+            "layout_seconds": self.seconds,
         }
 
 
