@@ -12,11 +12,13 @@ from scipy.sparse.csgraph import connected_components
 
 import gpugraph as gg
 from gpugraph.algorithms import adsorption, kcore, pagerank, sssp
-from gpugraph.engines.path import SCHEDULES, solve
+from gpugraph.engines.path import SCHEDULES, engine, solve
 from gpugraph.engines.path.dependency import path_dependencies
 from gpugraph.engines.path.layout import build_layout
 from gpugraph.engines.path.partition import partition_paths
-from gpugraph.errors import EmptyGraphError, InvalidParameterError, InvalidWeightError, VertexIdError
+from gpugraph.errors import (
+    DeviceOutOfMemoryError, EmptyGraphError, InvalidParameterError, InvalidWeightError, VertexIdError,
+)
 
 
 def random_graph(n=60, m=400, seed=3, device="cpu", weighted=False):
@@ -213,3 +215,12 @@ def test_graph_without_arcs():
     for schedule in SCHEDULES:
         assert np.allclose(solve(graph, "pagerank", schedule=schedule)["rank"], 1 / 3)
         assert solve(graph, "kcore", schedule=schedule, k=1)["in_core"].sum() == 0
+
+
+def test_out_of_memory_is_a_named_error(monkeypatch):
+    def exhausted(*args, **kwargs):
+        raise MemoryError("simulated allocation failure")
+
+    monkeypatch.setattr(engine, "_PathRounds", exhausted)
+    with pytest.raises(DeviceOutOfMemoryError, match="out of memory allocating the path schedule's state"):
+        solve(random_graph(), "pagerank")
