@@ -12,7 +12,7 @@ from scipy.sparse.csgraph import connected_components
 
 import gpugraph as gg
 from gpugraph.algorithms import adsorption, kcore, pagerank, sssp
-from gpugraph.engines.path import SCHEDULES, engine, solve
+from gpugraph.engines.path import SCHEDULES, accumulative, engine, minimum, solve
 from gpugraph.engines.path.dependency import path_dependencies
 from gpugraph.engines.path.layout import build_layout
 from gpugraph.engines.path.partition import partition_paths
@@ -224,3 +224,45 @@ def test_out_of_memory_is_a_named_error(monkeypatch):
     monkeypatch.setattr(engine, "_PathRounds", exhausted)
     with pytest.raises(DeviceOutOfMemoryError, match="out of memory allocating the path schedule's state"):
         solve(random_graph(), "pagerank")
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_user_accumulative_program_katz_centrality(schedule):
+    graph = random_graph(n=120, m=700, seed=9)
+    indptr, indices = csr(graph)
+    n = graph.num_vertices
+    alpha = 0.9 / max(int(np.diff(indptr).max()), 1)
+    program = accumulative(graph, np.full(graph.num_arcs, alpha), np.ones(n), tol=1e-10)
+    result = solve(graph, program, schedule=schedule)
+    adjacency = sp.csr_array((np.ones(indices.size), indices, indptr), shape=(n, n))
+    expected = sp.linalg.spsolve(sp.identity(n, format="csc") - alpha * adjacency.T.tocsc(), np.ones(n))
+    assert result.algorithm == "accumulative"
+    assert np.allclose(result["value"], expected, rtol=1e-7)
+
+
+@pytest.mark.parametrize("schedule", ["bsp", "async", "path"])
+def test_user_minimum_program_nearest_facility(schedule):
+    graph = random_graph(n=150, m=600, seed=12, weighted=True)
+    indptr, indices = csr(graph)
+    weights = np.asarray(graph.weights)
+    initial = np.full(graph.num_vertices, np.inf)
+    initial[[3, 77]] = 0.0
+    result = solve(graph, minimum(graph, weights, initial), schedule=schedule)
+    matrix = sp.csr_array((weights, indices, indptr), shape=(graph.num_vertices,) * 2)
+    expected = sp.csgraph.dijkstra(matrix, indices=[3, 77]).min(axis=0)
+    assert np.array_equal(result["value"], expected)
+
+
+def test_user_programs_refuse_bad_input():
+    graph = random_graph()
+    n, m = graph.num_vertices, graph.num_arcs
+    with pytest.raises(InvalidParameterError, match="arc values and"):
+        accumulative(graph, np.zeros(m - 1), np.ones(n))
+    with pytest.raises(InvalidParameterError, match="converges only below 1"):
+        accumulative(graph, np.ones(m), np.ones(n))
+    with pytest.raises(InvalidParameterError, match="finite"):
+        accumulative(graph, np.zeros(m), np.full(n, np.nan))
+    with pytest.raises(InvalidParameterError, match="non-negative"):
+        minimum(graph, -np.ones(m), np.zeros(n))
+    with pytest.raises(InvalidParameterError, match="no parameters"):
+        solve(graph, minimum(graph, np.ones(m), np.zeros(n)), source=1)

@@ -46,13 +46,13 @@ from gpugraph.algorithms.result import Result
 from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import compile_seconds
 from gpugraph.engines.path.layout import build_layout
-from gpugraph.engines.path.programs import MIN, SUM, make_program
+from gpugraph.engines.path.programs import MIN, SUM, PathProgram, make_program
 from gpugraph.errors import DeviceOutOfMemoryError, InvalidParameterError
 
 SCHEDULES = ("bsp", "bsp-delta", "async", "path-w", "path")
 
 
-def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = config.PATH_MAX_ROUNDS,
+def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.PATH_MAX_ROUNDS,
           max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
           priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False,
           sweeps: int = config.PATH_CHUNK_SWEEPS, profile: bool = False, **parameters) -> Result:
@@ -64,7 +64,9 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
         The graph, on the CPU or a CUDA device.
     algorithm:
         ``"pagerank"``, ``"adsorption"``, ``"sssp"`` or ``"kcore"`` (parameters in
-        :func:`gpugraph.engines.path.programs.make_program`).
+        :func:`gpugraph.engines.path.programs.make_program`), or a user's program made with
+        :func:`~gpugraph.engines.path.programs.accumulative` or
+        :func:`~gpugraph.engines.path.programs.minimum` (then no parameters).
     schedule:
         ``"path"`` (default), ``"path-w"``, ``"async"``, ``"bsp-delta"`` or ``"bsp"`` (module
         docstring).
@@ -108,7 +110,12 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
         raise InvalidParameterError(
             f"max_rounds, chunk_arcs and sweeps must be >= 1 and priority_min_chunks >= 0; got {max_rounds}, "
             f"{chunk_arcs}, {sweeps}, {priority_min_chunks}")
-    program = make_program(graph, algorithm, **parameters)
+    if isinstance(algorithm, PathProgram):
+        if parameters:
+            raise InvalidParameterError(f"a PathProgram takes no parameters here; got {', '.join(sorted(parameters))}")
+        program = algorithm
+    else:
+        program = make_program(graph, algorithm, **parameters)
     stats = {"schedule": schedule, "preprocessing_seconds": 0.0}
     layout = None
     if schedule.startswith("path"):
@@ -146,7 +153,7 @@ def solve(graph, algorithm: str, *, schedule: str = "path", max_rounds: int = co
     id_bytes = np.dtype(program.indices.dtype).itemsize
     stats["bytes_loaded"] = stats["arcs_loaded"] * (id_bytes + 16 + (8 if layout is not None else 0))
     stats["utilisation"] = stats["arcs_delivered"] / max(stats["arcs_loaded"], 1)
-    return Result(algorithm, graph, program.finish(state), stats, {**program.parameters, "schedule": schedule})
+    return Result(program.name, graph, program.finish(state), stats, {**program.parameters, "schedule": schedule})
 
 
 def path_layout(graph, program, max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS):

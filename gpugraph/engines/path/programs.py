@@ -116,6 +116,109 @@ def make_program(graph, algorithm: str, **parameters) -> PathProgram:
     return builder(graph, **parameters)
 
 
+def accumulative(graph, arc_values, base, tol: float = config.PATH_TOLERANCE) -> PathProgram:
+    """A user's accumulative program for the path engine: the fixed point of
+    ``x[v] = base[v] + sum over arcs u -> v of arc_values[arc] * x[u]``.
+
+    PageRank and adsorption are of this form; so are Katz centrality and personalised
+    PageRank. The engine propagates changes along arcs, which converges when every vertex
+    passes on less than it receives: the absolute ``arc_values`` out of each vertex must sum
+    to less than 1.
+
+    Parameters
+    ----------
+    graph:
+        The graph.
+    arc_values:
+        One float per arc, in the graph's CSR order (``graph.indptr`` / ``graph.indices``).
+    base:
+        One float per vertex (internal ids).
+    tol:
+        Changes up to ``tol * max(|base|)`` are not propagated.
+
+    Returns
+    -------
+    PathProgram
+        Run it with ``solve(graph, program)``; the result's array is ``"value"``.
+
+    Raises
+    ------
+    EmptyGraphError
+        If the graph has no vertices.
+    InvalidParameterError
+        For arrays of the wrong length, non-finite values, out-sums of ``|arc_values|`` of 1
+        or more, or a tolerance outside ``(0, 1)``.
+    """
+    values, start = _user_arrays(graph, arc_values, base, "accumulative program")
+    if not (np.all(np.isfinite(values)) and np.all(np.isfinite(start))):
+        raise InvalidParameterError("an accumulative program needs finite arc values and base values")
+    indptr, indices = _csr(graph)
+    tails = np.repeat(np.arange(graph.num_vertices), np.diff(indptr))
+    out_sum = np.bincount(tails, weights=np.abs(values), minlength=graph.num_vertices)
+    if out_sum.max() >= 1.0:
+        vertex = int(np.argmax(out_sum))
+        raise InvalidParameterError(
+            f"the arc values out of vertex {graph.to_original(np.array([vertex]))[0]} (original id) sum to "
+            f"{out_sum[vertex]:.6g} in absolute value; the path engine converges only below 1")
+    scale = max(float(np.abs(start).max()), np.finfo(float).tiny)
+    return PathProgram(
+        "accumulative", SUM, indptr, indices, "arcs", arc_values=values, initial=start,
+        changed=(start != 0).astype(np.uint8), count=np.zeros(1, dtype=np.int64),
+        threshold=_check_tolerance(tol) * scale, finish=lambda x: {"value": x}, parameters={"tol": float(tol)},
+    )
+
+
+def minimum(graph, arc_values, initial) -> PathProgram:
+    """A user's monotone minimum program for the path engine: the largest fixed point below
+    ``initial`` of ``x[v] = min(initial[v], min over arcs u -> v of x[u] + arc_values[arc])``.
+
+    SSSP is of this form (``initial`` 0 at the source, ``inf`` elsewhere); so are multi-source
+    shortest paths and the distance to the nearest of several facilities.
+
+    Parameters
+    ----------
+    graph:
+        The graph.
+    arc_values:
+        One non-negative float per arc, in the graph's CSR order.
+    initial:
+        One non-negative float (or ``inf``) per vertex.
+
+    Returns
+    -------
+    PathProgram
+        Run it with ``solve(graph, program)``; the result's array is ``"value"``.
+
+    Raises
+    ------
+    EmptyGraphError
+        If the graph has no vertices.
+    InvalidParameterError
+        For arrays of the wrong length, or negative or NaN values.
+    """
+    values, start = _user_arrays(graph, arc_values, initial, "minimum program")
+    if not (np.all(values >= 0) and np.all(start >= 0)):
+        raise InvalidParameterError("a minimum program needs non-negative arc values and initial values (no NaN)")
+    indptr, indices = _csr(graph)
+    return PathProgram(
+        "minimum", MIN, indptr, indices, "arcs", arc_values=values, initial=start,
+        changed=np.isfinite(start).astype(np.uint8), count=np.zeros(1, dtype=np.int64), threshold=0.0,
+        finish=lambda x: {"value": x},
+    )
+
+
+def _user_arrays(graph, arc_values, vertex_values, what: str):
+    if graph.num_vertices == 0:
+        raise EmptyGraphError(f"a {what} needs at least one vertex; the graph is empty")
+    values = np.asarray(to_numpy(arc_values), dtype=np.float64).reshape(-1)
+    start = np.asarray(to_numpy(vertex_values), dtype=np.float64).reshape(-1)
+    if values.size != graph.num_arcs or start.size != graph.num_vertices:
+        raise InvalidParameterError(
+            f"a {what} needs {graph.num_arcs} arc values and {graph.num_vertices} vertex values; "
+            f"got {values.size} and {start.size}")
+    return values, start.copy()
+
+
 def _csr(graph):
     return to_numpy(graph.indptr).astype(np.int64), to_numpy(graph.indices)
 
