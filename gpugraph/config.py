@@ -233,3 +233,9 @@ PATH_PRIORITY_MIN_CHUNKS = 1 << 18
 #: 4: on the H100, PageRank on cnr-2000 needs 38 rounds instead of 147 and 3.0 M vertex updates
 #: instead of 9.7 M for 4% more arcs loaded; 16 sweeps gain nothing more (docs/path-engine.md).
 PATH_CHUNK_SWEEPS = 4
+
+# --- distributed (gpugraph/distributed/) ---------------------------------------------------------
+#: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this
+#: is "high-degree" and its in-arcs are placed with their sources; the others' in-arcs with the
+#: vertex itself. PowerLyra's default.
+HVC_DEGREE_THRESHOLD = 100

@@ -1,0 +1,233 @@
+"""Partitioning a graph over hosts or GPUs: policies, master and mirror proxies, local ids.
+
+Every vertex has one *master* proxy, on the host that owns it; every host that holds an arc
+touching a vertex it does not own keeps a *mirror* proxy of it. Masters are assigned in
+contiguous blocks of vertex ids, balanced by the arcs the policy groups by vertex (CuSP's
+edge-balanced blocked assignment). Arcs are assigned by the policy (the D-IrGL study,
+`../shared/seeds/002_82ae0756ac4dc8c4.txt`):
+
+``oec``  outgoing edge-cut: an arc goes with its source's master (blocks balance out-arcs).
+         Structural invariant: every local arc's source is a master, so push algorithms need
+         no broadcast from masters to mirrors.
+``iec``  incoming edge-cut: an arc goes with its destination's master (blocks balance in-arcs);
+         every local arc's destination is a master (pull algorithms need no reduction).
+``hvc``  hybrid vertex-cut (PowerLyra): arcs into a vertex with at most
+         :data:`gpugraph.config.HVC_DEGREE_THRESHOLD` in-arcs go with the destination, arcs into
+         a higher-degree vertex with the source (blocks balance in-arcs).
+``cvc``  Cartesian vertex-cut: hosts form a ``rows x columns`` grid (as square as the host
+         count allows); arc ``u -> v`` goes to the host in the row of ``u``'s master and the
+         column of ``v``'s master (blocks balance out-arcs). Proxies of a vertex then live only
+         in its master's grid row (as sources) and column (as destinations), so
+         synchronisation stays within row and column groups.
+
+A :class:`Partition` numbers its proxies locally: masters first (in global order), then mirrors
+(in global order); its arcs form a CSR over local ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gpugraph import config
+from gpugraph.backend import to_numpy
+from gpugraph.errors import GraphFormatError, InvalidParameterError
+
+POLICIES = ("oec", "iec", "hvc", "cvc")
+_FORMAT_VERSION = 1
+
+
+@dataclass
+class Partition:
+    """One host's part of a partitioned graph (host arrays).
+
+    Attributes
+    ----------
+    host, num_hosts, policy:
+        This part's number, how many there are, and the policy that made them.
+    num_vertices:
+        Vertices of the whole graph.
+    local_to_global:
+        int64 global id of each local proxy: ``num_masters`` masters, then the mirrors.
+    num_masters:
+        Masters on this host (global ids ``master_range``).
+    master_range:
+        ``(first, end)``: the global ids this host owns.
+    mirror_owner:
+        int32 per mirror (local ids ``num_masters`` onwards): the host that owns its master.
+    indptr, indices:
+        CSR of the local arcs over local ids.
+    weights:
+        float64 per local arc, or ``None`` for an unweighted graph.
+    global_arcs:
+        int64 per local arc: its position in the whole graph's CSR.
+    """
+
+    host: int
+    num_hosts: int
+    policy: str
+    num_vertices: int
+    local_to_global: np.ndarray
+    num_masters: int
+    master_range: tuple
+    mirror_owner: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    weights: np.ndarray | None
+    global_arcs: np.ndarray
+
+    @property
+    def num_proxies(self) -> int:
+        """Masters and mirrors on this host."""
+        return self.local_to_global.size
+
+    @property
+    def num_arcs(self) -> int:
+        """Arcs on this host."""
+        return self.indices.size
+
+    def save(self, path) -> None:
+        """Write this part to ``path`` (NumPy ``.npz``), to be loaded by its rank alone."""
+        arrays = {
+            "header": np.array([_FORMAT_VERSION, self.host, self.num_hosts, self.num_vertices, self.num_masters,
+                                *self.master_range], dtype=np.int64),
+            "policy": np.array(self.policy), "local_to_global": self.local_to_global,
+            "mirror_owner": self.mirror_owner, "indptr": self.indptr, "indices": self.indices,
+            "global_arcs": self.global_arcs,
+        }
+        if self.weights is not None:
+            arrays["weights"] = self.weights
+        with open(path, "wb") as handle:
+            np.savez(handle, **arrays)
+
+    @classmethod
+    def load(cls, path) -> "Partition":
+        """Read a part written by :meth:`save`.
+
+        Raises
+        ------
+        GraphFormatError
+            If the file is not a partition of this format version.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                header = data["header"]
+                if header[0] != _FORMAT_VERSION:
+                    raise GraphFormatError(f"{path}: partition format version {header[0]}, expected {_FORMAT_VERSION}")
+                return cls(
+                    host=int(header[1]), num_hosts=int(header[2]), policy=str(data["policy"]),
+                    num_vertices=int(header[3]), local_to_global=data["local_to_global"],
+                    num_masters=int(header[4]), master_range=(int(header[5]), int(header[6])),
+                    mirror_owner=data["mirror_owner"], indptr=data["indptr"], indices=data["indices"],
+                    weights=data["weights"] if "weights" in data else None, global_arcs=data["global_arcs"],
+                )
+        except (OSError, KeyError, ValueError) as exc:
+            raise GraphFormatError(f"{Path(path)}: not a gpugraph partition ({exc})") from None
+
+
+def partition_graph(graph, num_hosts: int, policy: str = "oec", *,
+                    hvc_threshold: int = config.HVC_DEGREE_THRESHOLD) -> list[Partition]:
+    """Split ``graph`` into ``num_hosts`` parts with ``policy`` (module docstring).
+
+    Parameters
+    ----------
+    graph:
+        The graph (any device; partitioning runs on the host).
+    num_hosts:
+        Number of parts (hosts or GPUs), at least 1.
+    policy:
+        ``"oec"``, ``"iec"``, ``"hvc"`` or ``"cvc"``.
+    hvc_threshold:
+        In-degree above which HVC places a vertex's in-arcs with their sources.
+
+    Returns
+    -------
+    list of Partition
+        One per host, in host order.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown policy or fewer than one host.
+    """
+    if policy not in POLICIES:
+        raise InvalidParameterError(f"unknown partitioning policy {policy!r}; use one of {', '.join(POLICIES)}")
+    if int(num_hosts) < 1:
+        raise InvalidParameterError(f"need at least one host, got {num_hosts}")
+    num_hosts = int(num_hosts)
+    indptr = to_numpy(graph.indptr).astype(np.int64)
+    indices = to_numpy(graph.indices).astype(np.int64)
+    weights = None if graph.weights is None else to_numpy(graph.weights)
+    n = graph.num_vertices
+    sources = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    in_degree = np.bincount(indices, minlength=n)
+    balanced_by = np.diff(indptr) if policy in ("oec", "cvc") else in_degree
+    bounds = _blocks(balanced_by, num_hosts)
+    owner = np.repeat(np.arange(num_hosts, dtype=np.int32), np.diff(bounds))
+    arc_host = _arc_hosts(policy, owner[sources], owner[indices], in_degree[indices] > hvc_threshold, num_hosts)
+    return [_part(host, num_hosts, policy, n, bounds, owner, arc_host, sources, indices, weights)
+            for host in range(num_hosts)]
+
+
+def replication_factor(parts) -> float:
+    """Proxies (masters and mirrors) over all parts per vertex of the graph (1.0: no mirrors)."""
+    return sum(part.num_proxies for part in parts) / max(parts[0].num_vertices, 1)
+
+
+def static_balance(parts) -> dict:
+    """The study's static load-balance measures: arcs and proxies, each max / mean over parts."""
+    arcs = np.array([part.num_arcs for part in parts], dtype=np.float64)
+    proxies = np.array([part.num_proxies for part in parts], dtype=np.float64)
+    return {"arcs_max_over_mean": float(arcs.max() / max(arcs.mean(), 1e-300)),
+            "proxies_max_over_mean": float(proxies.max() / max(proxies.mean(), 1e-300))}
+
+
+def grid_shape(num_hosts: int) -> tuple[int, int]:
+    """``(rows, columns)`` of the CVC host grid: the most square factorisation, rows <= columns."""
+    rows = int(np.sqrt(num_hosts))
+    while num_hosts % rows:
+        rows -= 1
+    return rows, num_hosts // rows
+
+
+def _blocks(load: np.ndarray, num_hosts: int) -> np.ndarray:
+    """Block boundaries of vertex ids so each host gets about the same load (+1 per vertex so
+    that vertices without arcs spread too)."""
+    cumulative = np.concatenate(([0], np.cumsum(load.astype(np.int64) + 1)))
+    targets = cumulative[-1] * np.arange(1, num_hosts) / num_hosts
+    inner = np.searchsorted(cumulative, targets, side="left")
+    return np.concatenate(([0], np.minimum(inner, load.size), [load.size])).astype(np.int64)
+
+
+def _arc_hosts(policy, source_owner, destination_owner, heavy_destination, num_hosts):
+    if policy == "oec":
+        return source_owner
+    if policy == "iec":
+        return destination_owner
+    if policy == "hvc":
+        return np.where(heavy_destination, source_owner, destination_owner).astype(np.int32)
+    rows, columns = grid_shape(num_hosts)
+    return ((source_owner // columns) * columns + destination_owner % columns).astype(np.int32)
+
+
+def _part(host, num_hosts, policy, n, bounds, owner, arc_host, sources, indices, weights) -> Partition:
+    mine = np.flatnonzero(arc_host == host)
+    first, end = int(bounds[host]), int(bounds[host + 1])
+    touched = np.unique(np.concatenate((sources[mine], indices[mine])))
+    mirrors = touched[(touched < first) | (touched >= end)]
+    local_to_global = np.concatenate((np.arange(first, end, dtype=np.int64), mirrors))
+    global_to_local = np.full(n, -1, dtype=np.int64)
+    global_to_local[local_to_global] = np.arange(local_to_global.size)
+    local_sources = global_to_local[sources[mine]]
+    order = np.argsort(local_sources, kind="stable")
+    indptr = np.zeros(local_to_global.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(local_sources, minlength=local_to_global.size), out=indptr[1:])
+    arcs = mine[order]
+    return Partition(
+        host=host, num_hosts=num_hosts, policy=policy, num_vertices=n, local_to_global=local_to_global,
+        num_masters=end - first, master_range=(first, end), mirror_owner=owner[mirrors],
+        indptr=indptr, indices=global_to_local[indices[arcs]], weights=None if weights is None else weights[arcs],
+        global_arcs=arcs,
+    )
