@@ -139,7 +139,8 @@ def vertex_round(kind, synchronous, frontier, indptr, indices, values, x, residu
                 v = indices[e]
                 if kind == 1:
                     candidate = state + values[e]
-                    if candidate < atomic_min_nonnegative_f64(x, v, candidate):
+                    if candidate < x[v]:  # as in path_round: a plain read decides
+                        atomic_min_nonnegative_f64(x, v, candidate)
                         changed[v] = 1
                         pending[v] = 1
                         delivered += 1
