@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from gpugraph.backend.cuda_device import thread_index
 from gpugraph.backend.numba_cuda import load_numba_cuda
 
 cuda = load_numba_cuda()
-
-
-@cuda.jit(device=True)
-def _thread_index():
-    return np.int64(cuda.blockIdx.x) * np.int64(cuda.blockDim.x) + np.int64(cuda.threadIdx.x)
 
 
 @cuda.jit(cache=True)
 def peel(peeled, offsets, neighbours, alive, degree):
     """One thread per vertex peeled this round (already marked dead): every neighbour still
     alive loses one degree (atomically; several peeled vertices may share a neighbour)."""
-    index = _thread_index()
+    index = thread_index()
     if index >= peeled.shape[0]:
         return
     vertex = peeled[index]

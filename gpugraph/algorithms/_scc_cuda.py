@@ -4,16 +4,10 @@ still ``active`` (not yet assigned a component)."""
 
 from __future__ import annotations
 
-import numpy as np
-
+from gpugraph.backend.cuda_device import thread_index
 from gpugraph.backend.numba_cuda import load_numba_cuda
 
 cuda = load_numba_cuda()
-
-
-@cuda.jit(device=True)
-def _thread_index():
-    return np.int64(cuda.blockIdx.x) * np.int64(cuda.blockDim.x) + np.int64(cuda.threadIdx.x)
 
 
 @cuda.jit(device=True)
@@ -30,7 +24,7 @@ def trim(indptr, indices, in_indptr, in_indices, active, component, trimmed):
     """An active vertex with no active in-neighbour or no active out-neighbour (self-loops
     aside) is an SCC by itself. Vertices trimmed concurrently only make others' counts smaller,
     so a stale read can miss a trim (the next launch finds it) but never trims wrongly."""
-    vertex = _thread_index()
+    vertex = thread_index()
     if vertex >= active.shape[0] or not active[vertex]:
         return
     if not _has_active_neighbour(indptr, indices, vertex, active) or not _has_active_neighbour(
@@ -45,7 +39,7 @@ def trim(indptr, indices, in_indptr, in_indices, active, component, trimmed):
 def push_colors(indptr, indices, active, color, changed, next_changed, any_change):
     """Forward coloring step: each active vertex whose color dropped last step offers it to its
     active out-neighbours (atomic minimum); every neighbour it lowers is flagged for the next."""
-    vertex = _thread_index()
+    vertex = thread_index()
     if vertex >= active.shape[0] or not changed[vertex] or not active[vertex]:
         return
     mine = color[vertex]
@@ -61,7 +55,7 @@ def push_colors(indptr, indices, active, color, changed, next_changed, any_chang
 def claim_backward(in_indptr, in_indices, active, color, in_component, frontier, next_frontier, any_change):
     """Backward step from the roots: each frontier vertex claims its active in-neighbours of
     the same color that are not claimed yet; they form the next frontier."""
-    vertex = _thread_index()
+    vertex = thread_index()
     if vertex >= active.shape[0] or not frontier[vertex]:
         return
     mine = color[vertex]

@@ -7,14 +7,10 @@ import math
 import numpy as np
 
 from gpugraph.algorithms._bfs_cuda import grid_barrier
+from gpugraph.backend.cuda_device import thread_index
 from gpugraph.backend.numba_cuda import load_numba_cuda
 
 cuda = load_numba_cuda()
-
-
-@cuda.jit(device=True)
-def _thread_index():
-    return np.int64(cuda.blockIdx.x) * np.int64(cuda.blockDim.x) + np.int64(cuda.threadIdx.x)
 
 
 #: Slots of the persistent kernel's ``control`` array: a ring of three phases, each with the
@@ -215,7 +211,7 @@ def tight_arcs(indptr, indices, weights, unit_weights, distance, anchored, prede
     ``u`` is strictly closer or already had one in ``anchored`` (the predecessors before this
     launch). Reading the snapshot, never ``predecessor`` itself, keeps zero-weight ties from
     forming cycles; every writer of a vertex writes a valid predecessor."""
-    thread = _thread_index()
+    thread = thread_index()
     arcs = indices.shape[0]
     span = 32 * arcs_per_thread
     last = min((thread // 32 + 1) * span, arcs)

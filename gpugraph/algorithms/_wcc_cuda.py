@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpugraph.backend.cuda_device import thread_index
 from gpugraph.backend.numba_cuda import load_numba_cuda
 
 cuda = load_numba_cuda()
-
-
-@cuda.jit(device=True)
-def _thread_index():
-    return np.int64(cuda.blockIdx.x) * np.int64(cuda.blockDim.x) + np.int64(cuda.threadIdx.x)
 
 
 @cuda.jit(device=True)
@@ -39,7 +35,7 @@ def hook(indptr, indices, lower_only, parent):
     """One thread per vertex: union it with each out-neighbour (only smaller ones when
     ``lower_only``), hooking the larger root under the smaller with a compare-and-swap and
     retrying from what the swap found when another thread got there first."""
-    vertex = _thread_index()
+    vertex = thread_index()
     if vertex >= parent.shape[0]:
         return
     for edge in range(indptr[vertex], indptr[vertex + 1]):
@@ -54,7 +50,7 @@ def hook_range(indptr, indices, first, count, skip, parent):
     """Afforest's hooking (Sutton et al., IPDPS 2018): one thread per vertex unions it with its
     neighbours ``first .. first + count - 1`` (all from ``first`` when ``count < 0``), unless
     the vertex already belongs to the component rooted at ``skip`` (``-1``: skip none)."""
-    vertex = _thread_index()
+    vertex = thread_index()
     if vertex >= parent.shape[0]:
         return
     if skip >= 0 and _representative(parent, vertex) == skip:
@@ -90,7 +86,7 @@ def _union(parent, vertex, neighbour):
 @cuda.jit(cache=True)
 def compress(parent):
     """One thread per vertex, after all hooks: point the vertex straight at its root."""
-    vertex = _thread_index()
+    vertex = thread_index()
     if vertex >= parent.shape[0]:
         return
     root = parent[vertex]

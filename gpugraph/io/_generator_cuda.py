@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpugraph.backend.cuda_device import thread_index
 from gpugraph.backend.numba_cuda import load_numba_cuda
 from gpugraph.io._generator_kernels import compile_scalar_functions
 
@@ -21,16 +22,10 @@ _permuted_id = _gpu.permuted_id
 _uniform_pair = _gpu.uniform_pair
 
 
-@cuda.jit(device=True)
-def _thread_index():
-    # 64-bit, so that outputs past 2^31 items are indexed correctly.
-    return np.int64(cuda.blockIdx.x) * np.int64(cuda.blockDim.x) + np.int64(cuda.threadIdx.x)
-
-
 @cuda.jit(cache=True)
 def permutation_table_kernel(key, bits, table_out):
     """One thread per vertex (see ``permutation_table_cpu``)."""
-    vertex = _thread_index()
+    vertex = thread_index()
     if vertex < table_out.shape[0]:
         table_out[vertex] = _permuted_id(np.uint64(vertex), bits, key)
 
@@ -40,7 +35,7 @@ def rmat_kernel(
     key, scale, threshold_a, threshold_ab, threshold_abc, permutation_key, permute, first_edge, src_out, dst_out
 ):
     """One thread per RMAT edge (see ``rmat_cpu``)."""
-    index = _thread_index()
+    index = thread_index()
     if index >= src_out.shape[0]:
         return
     src, dst = _rmat_endpoints(
@@ -56,7 +51,7 @@ def rmat_kernel(
 @cuda.jit(cache=True)
 def gnm_kernel(key, num_vertices, self_loops, first_edge, src_out, dst_out):
     """One thread per G(n, m) edge (see ``gnm_cpu``)."""
-    index = _thread_index()
+    index = thread_index()
     if index < src_out.shape[0]:
         src, dst = _uniform_pair(key, np.uint64(first_edge + index), np.uint64(num_vertices), self_loops)
         src_out[index] = src
@@ -66,7 +61,7 @@ def gnm_kernel(key, num_vertices, self_loops, first_edge, src_out, dst_out):
 @cuda.jit(cache=True)
 def uniform_integers_kernel(key, low, high, values_out):
     """One thread per value (see ``uniform_integers_cpu``)."""
-    index = _thread_index()
+    index = thread_index()
     if index < values_out.shape[0]:
         span = np.uint64(high - low + 1)
         values_out[index] = low + np.int64(_random_word(key, np.uint64(index)) % span)
