@@ -220,9 +220,6 @@ PATH_TOLERANCE = 1e-7
 PATH_MAX_ROUNDS = 10_000
 #: CPU: paths handed to a core at a time by the dynamic schedule of a round.
 PATH_CPU_SCHEDULE_CHUNKS = 64
-#: GPU: threads per block of the round kernels (one chunk or vertex per thread); blocks are
-#: launched in dispatch order and the block scheduler gives the next to whichever SM frees first.
-PATH_CUDA_THREADS = 256
 #: Priority scheduling (§3.2.3) orders a round's launch only when more chunks are active than an
 #: H100 keeps resident (132 SMs x 2048 threads): then the block scheduler runs the first ones
 #: first and the rest later; fewer all run at once, and sorting them would only cost time.

@@ -12,23 +12,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpugraph import config
-from gpugraph.backend.kernels import launch_cuda_grid
+from gpugraph.backend.cuda_device import thread_index
+from gpugraph.backend.kernels import launch_cuda_kernel
 from gpugraph.backend.numba_cuda import load_numba_cuda
 
 cuda = load_numba_cuda()
-
-
-@cuda.jit(device=True)
-def _thread_index():
-    return np.int64(cuda.blockIdx.x) * np.int64(cuda.blockDim.x) + np.int64(cuda.threadIdx.x)
 
 
 @cuda.jit(cache=True)
 def wake_chunks(woken, source_offsets, source_chunks, activity):
     """One thread per woken vertex: ``activity[c] += 1`` for each of its out-arcs, ``c`` the
     chunk that sends along it."""
-    i = _thread_index()
+    i = thread_index()
     if i >= woken.shape[0]:
         return
     v = woken[i]
@@ -57,7 +52,7 @@ def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, 
     if cuda.threadIdx.x < 2:
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
-    i = _thread_index()
+    i = thread_index()
     loaded = 0
     delivered = 0
     if i < chunks.shape[0]:
@@ -120,7 +115,7 @@ def vertex_round(kind, synchronous, frontier, indptr, indices, values, x, residu
     if cuda.threadIdx.x < 2:
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
-    i = _thread_index()
+    i = thread_index()
     loaded = 0
     delivered = 0
     if i < frontier.shape[0]:
@@ -168,12 +163,10 @@ class Kernels:
 
     def __init__(self, backend):
         self.backend = backend
-        self.threads = config.PATH_CUDA_THREADS
 
     def _launch(self, kernel, items, *args):
-        if items:
-            blocks = (items + self.threads - 1) // self.threads
-            launch_cuda_grid(kernel, self.backend, blocks, self.threads, *args)
+        if items:  # (an empty round launches nothing)
+            launch_cuda_kernel(kernel, self.backend, items, *args)
 
     def wake_chunks(self, woken, source_offsets, source_chunks, activity):
         """Count in ``activity`` the arcs each chunk sends from woken vertices."""
