@@ -135,8 +135,15 @@ def run(graph, source: int = 0, delta: float | None = None) -> Result:
     )
 
 
-def check_weights(graph) -> None:
+def check_weights(graph, algorithm: str = "SSSP") -> None:
     """Raise :class:`InvalidWeightError` naming an arc whose weight is negative or NaN.
+
+    Parameters
+    ----------
+    graph:
+        The graph.
+    algorithm:
+        The name the message gives to what needs the weights non-negative.
 
     Raises
     ------
@@ -155,7 +162,7 @@ def check_weights(graph) -> None:
         head = int(graph.indices[arc])
         original = graph.to_original(np.array([tail, head]))
         raise InvalidWeightError(
-            f"SSSP needs non-negative weights; arc {original[0]} -> {original[1]} (original ids) has "
+            f"{algorithm} needs non-negative weights; arc {original[0]} -> {original[1]} (original ids) has "
             f"weight {graph.weights[arc].item()}, and {bad.size - 1} more arcs are negative or NaN"
         )
 

@@ -26,8 +26,10 @@ from typing import Callable
 import numpy as np
 
 from gpugraph import config
+from gpugraph.algorithms.kcore import _simple_neighbour_lists
+from gpugraph.algorithms.sssp import check_weights
 from gpugraph.backend import to_numpy
-from gpugraph.errors import EmptyGraphError, InvalidParameterError, InvalidWeightError, VertexIdError
+from gpugraph.errors import EmptyGraphError, InvalidParameterError, VertexIdError
 
 SUM, MIN, PEEL = 0, 1, 2
 ALGORITHMS = ("pagerank", "adsorption", "sssp", "kcore")
@@ -224,19 +226,8 @@ def _csr(graph):
 
 
 def _weights(graph, algorithm: str) -> np.ndarray:
-    if graph.weights is None:
-        return np.ones(graph.num_arcs)
-    weights = to_numpy(graph.weights).astype(np.float64)
-    bad = np.flatnonzero(~(weights >= 0))
-    if bad.size:
-        indptr = to_numpy(graph.indptr)
-        tail = int(np.searchsorted(indptr, bad[0], side="right")) - 1
-        head = int(to_numpy(graph.indices[bad[0]:bad[0] + 1])[0])
-        ends = graph.to_original(np.array([tail, head]))
-        raise InvalidWeightError(
-            f"{algorithm} needs non-negative weights; arc {ends[0]} -> {ends[1]} (original ids) has weight "
-            f"{weights[bad[0]]}, and {bad.size - 1} more arcs are negative or NaN")
-    return weights
+    check_weights(graph, algorithm)
+    return np.ones(graph.num_arcs) if graph.weights is None else to_numpy(graph.weights).astype(np.float64)
 
 
 def _check_tolerance(tol: float) -> float:
@@ -307,8 +298,6 @@ def _sssp(graph, source: int = 0) -> PathProgram:
 def _kcore(graph, k: int | None = None) -> PathProgram:
     if k is None or int(k) < 1:
         raise InvalidParameterError(f"k-core on the path engine needs k >= 1, got {k}")
-    from gpugraph.algorithms.kcore import _simple_neighbour_lists
-
     offsets, neighbours = _simple_neighbour_lists(graph)
     indptr, indices = to_numpy(offsets).astype(np.int64), to_numpy(neighbours)
     degree = np.diff(indptr)
