@@ -4,6 +4,11 @@ The kinds (``0`` SUM, ``1`` MIN, ``2`` PEEL) are those of :mod:`gpugraph.engines
 Shared vertex states are updated with the atomics of :mod:`gpugraph.backend._atomics_cpu`;
 a value read without one is a snapshot, which the delta form tolerates (what an arc carries is
 recorded as exactly the value that was read).
+
+The CUDA twins in :mod:`gpugraph.engines.path._rounds_cuda` repeat the arc updates rather than
+share a step function with these kernels: a cached ``prange`` kernel can lose the array writes
+of a function it calls (docs/architecture.md, "Generated CPU kernels do not use prange"), so
+each kernel writes its updates itself.
 """
 
 from __future__ import annotations
