@@ -98,3 +98,8 @@ class ProgramError(GpugraphError, TypeError):
     def __init__(self, message: str, function: str | None = None):
         self.function = function
         super().__init__(f"{function}: {message}" if function else message)
+
+
+class DistributedError(GpugraphError, RuntimeError):
+    """Multi-process execution cannot start or failed: torch (or pymetis) missing, a worker
+    process died, or the parts given to the ranks do not belong together."""

@@ -19,9 +19,13 @@ edge-balanced blocked assignment). Arcs are assigned by the policy (the D-IrGL s
          column of ``v``'s master (blocks balance out-arcs). Proxies of a vertex then live only
          in its master's grid row (as sources) and column (as destinations), so
          synchronisation stays within row and column groups.
+``metis`` Medusa's multi-GPU partitions (§4.3 of ``003_...``): METIS (through ``pymetis``) splits
+         the undirected graph into parts with few cut edges; masters are the vertices of a part
+         (not a contiguous block) and an arc goes with its source's master, as under ``oec``.
 
 A :class:`Partition` numbers its proxies locally: masters first (in global order), then mirrors
-(in global order); its arcs form a CSR over local ids.
+(in global order); its arcs form a CSR over local ids. Partitioning runs where the graph lives
+(NumPy on the host, CuPy on a GPU), and the parts' arrays stay there.
 """
 
 from __future__ import annotations
@@ -33,10 +37,10 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.backend import to_numpy
-from gpugraph.errors import GraphFormatError, InvalidParameterError
+from gpugraph.errors import DistributedError, GraphFormatError, InvalidParameterError
 
-POLICIES = ("oec", "iec", "hvc", "cvc")
-_FORMAT_VERSION = 1
+POLICIES = ("oec", "iec", "hvc", "cvc", "metis")
+_FORMAT_VERSION = 2
 
 
 @dataclass
@@ -52,9 +56,7 @@ class Partition:
     local_to_global:
         int64 global id of each local proxy: ``num_masters`` masters, then the mirrors.
     num_masters:
-        Masters on this host (global ids ``master_range``).
-    master_range:
-        ``(first, end)``: the global ids this host owns.
+        Masters on this host (global ids ``local_to_global[:num_masters]``, increasing).
     mirror_owner:
         int32 per mirror (local ids ``num_masters`` onwards): the host that owns its master.
     indptr, indices:
@@ -71,7 +73,6 @@ class Partition:
     num_vertices: int
     local_to_global: np.ndarray
     num_masters: int
-    master_range: tuple
     mirror_owner: np.ndarray
     indptr: np.ndarray
     indices: np.ndarray
@@ -91,14 +92,14 @@ class Partition:
     def save(self, path) -> None:
         """Write this part to ``path`` (NumPy ``.npz``), to be loaded by its rank alone."""
         arrays = {
-            "header": np.array([_FORMAT_VERSION, self.host, self.num_hosts, self.num_vertices, self.num_masters,
-                                *self.master_range], dtype=np.int64),
-            "policy": np.array(self.policy), "local_to_global": self.local_to_global,
-            "mirror_owner": self.mirror_owner, "indptr": self.indptr, "indices": self.indices,
-            "global_arcs": self.global_arcs,
+            "header": np.array([_FORMAT_VERSION, self.host, self.num_hosts, self.num_vertices, self.num_masters],
+                               dtype=np.int64),
+            "policy": np.array(self.policy), "local_to_global": to_numpy(self.local_to_global),
+            "mirror_owner": to_numpy(self.mirror_owner), "indptr": to_numpy(self.indptr),
+            "indices": to_numpy(self.indices), "global_arcs": to_numpy(self.global_arcs),
         }
         if self.weights is not None:
-            arrays["weights"] = self.weights
+            arrays["weights"] = to_numpy(self.weights)
         with open(path, "wb") as handle:
             np.savez(handle, **arrays)
 
@@ -119,56 +120,68 @@ class Partition:
                 return cls(
                     host=int(header[1]), num_hosts=int(header[2]), policy=str(data["policy"]),
                     num_vertices=int(header[3]), local_to_global=data["local_to_global"],
-                    num_masters=int(header[4]), master_range=(int(header[5]), int(header[6])),
+                    num_masters=int(header[4]),
                     mirror_owner=data["mirror_owner"], indptr=data["indptr"], indices=data["indices"],
                     weights=data["weights"] if "weights" in data else None, global_arcs=data["global_arcs"],
                 )
-        except (OSError, KeyError, ValueError) as exc:
+        except (OSError, KeyError, ValueError, IndexError) as exc:
             raise GraphFormatError(f"{Path(path)}: not a gpugraph partition ({exc})") from None
 
 
-def partition_graph(graph, num_hosts: int, policy: str = "oec", *,
-                    hvc_threshold: int = config.HVC_DEGREE_THRESHOLD) -> list[Partition]:
+def partition_graph(graph, num_hosts: int, policy: str = "oec", *, hosts=None,
+                    hvc_threshold: int = config.HVC_DEGREE_THRESHOLD, seed: int = 0) -> list[Partition]:
     """Split ``graph`` into ``num_hosts`` parts with ``policy`` (module docstring).
 
     Parameters
     ----------
     graph:
-        The graph (any device; partitioning runs on the host).
+        The graph; partitioning runs on its device and the parts' arrays stay there.
     num_hosts:
         Number of parts (hosts or GPUs), at least 1.
     policy:
-        ``"oec"``, ``"iec"``, ``"hvc"`` or ``"cvc"``.
+        ``"oec"``, ``"iec"``, ``"hvc"``, ``"cvc"`` or ``"metis"``.
+    hosts:
+        Which parts to build (a rank builds only its own); ``None`` for all.
     hvc_threshold:
         In-degree above which HVC places a vertex's in-arcs with their sources.
+    seed:
+        METIS's random seed (the other policies are deterministic).
 
     Returns
     -------
     list of Partition
-        One per host, in host order.
+        The parts asked for, in host order.
 
     Raises
     ------
     InvalidParameterError
-        For an unknown policy or fewer than one host.
+        For an unknown policy, fewer than one host, or a host number out of range.
+    DistributedError
+        For ``"metis"`` without the ``pymetis`` package.
     """
     if policy not in POLICIES:
         raise InvalidParameterError(f"unknown partitioning policy {policy!r}; use one of {', '.join(POLICIES)}")
     if int(num_hosts) < 1:
         raise InvalidParameterError(f"need at least one host, got {num_hosts}")
     num_hosts = int(num_hosts)
-    indptr = to_numpy(graph.indptr).astype(np.int64)
-    indices = to_numpy(graph.indices).astype(np.int64)
-    weights = None if graph.weights is None else to_numpy(graph.weights)
+    hosts = range(num_hosts) if hosts is None else [int(host) for host in hosts]
+    if any(not 0 <= host < num_hosts for host in hosts):
+        raise InvalidParameterError(f"host numbers must be in [0, {num_hosts}), got {list(hosts)}")
+    xp = graph.backend.xp
     n = graph.num_vertices
-    sources = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    in_degree = np.bincount(indices, minlength=n)
-    balanced_by = np.diff(indptr) if policy in ("oec", "cvc") else in_degree
-    bounds = _blocks(balanced_by, num_hosts)
-    owner = np.repeat(np.arange(num_hosts, dtype=np.int32), np.diff(bounds))
-    arc_host = _arc_hosts(policy, owner[sources], owner[indices], in_degree[indices] > hvc_threshold, num_hosts)
-    return [_part(host, num_hosts, policy, n, bounds, owner, arc_host, sources, indices, weights)
-            for host in range(num_hosts)]
+    out_degree = xp.diff(graph.indptr.astype(xp.int64))
+    sources = xp.repeat(xp.arange(n, dtype=xp.int64), out_degree)
+    indices = graph.indices.astype(xp.int64)
+    in_degree = xp.bincount(indices, minlength=n)
+    if policy == "metis":
+        owner = xp.asarray(_metis_owner(graph, num_hosts, seed))
+    else:
+        balanced_by = out_degree if policy in ("oec", "cvc") else in_degree
+        bounds = _blocks(balanced_by, num_hosts, xp)
+        owner = xp.repeat(xp.arange(num_hosts, dtype=xp.int32), xp.diff(bounds))
+    arc_host = _arc_hosts(policy, owner[sources], owner[indices], in_degree[indices] > hvc_threshold, num_hosts, xp)
+    del in_degree
+    return [_part(host, num_hosts, policy, owner, arc_host, sources, indices, graph.weights, xp) for host in hosts]
 
 
 def replication_factor(parts) -> float:
@@ -192,42 +205,65 @@ def grid_shape(num_hosts: int) -> tuple[int, int]:
     return rows, num_hosts // rows
 
 
-def _blocks(load: np.ndarray, num_hosts: int) -> np.ndarray:
+def _blocks(load, num_hosts: int, xp):
     """Block boundaries of vertex ids so each host gets about the same load (+1 per vertex so
     that vertices without arcs spread too)."""
-    cumulative = np.concatenate(([0], np.cumsum(load.astype(np.int64) + 1)))
-    targets = cumulative[-1] * np.arange(1, num_hosts) / num_hosts
-    inner = np.searchsorted(cumulative, targets, side="left")
-    return np.concatenate(([0], np.minimum(inner, load.size), [load.size])).astype(np.int64)
+    cumulative = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(load.astype(xp.int64) + 1)))
+    targets = xp.asarray(int(cumulative[-1]) * np.arange(1, num_hosts) / num_hosts)
+    inner = xp.searchsorted(cumulative, targets, side="left")
+    return xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.minimum(inner, load.size).astype(xp.int64),
+                           xp.full(1, load.size, dtype=xp.int64)))
 
 
-def _arc_hosts(policy, source_owner, destination_owner, heavy_destination, num_hosts):
-    if policy == "oec":
+def _arc_hosts(policy, source_owner, destination_owner, heavy_destination, num_hosts, xp):
+    if policy in ("oec", "metis"):
         return source_owner
     if policy == "iec":
         return destination_owner
     if policy == "hvc":
-        return np.where(heavy_destination, source_owner, destination_owner).astype(np.int32)
+        return xp.where(heavy_destination, source_owner, destination_owner).astype(xp.int32)
     rows, columns = grid_shape(num_hosts)
-    return ((source_owner // columns) * columns + destination_owner % columns).astype(np.int32)
+    return ((source_owner // columns) * columns + destination_owner % columns).astype(xp.int32)
 
 
-def _part(host, num_hosts, policy, n, bounds, owner, arc_host, sources, indices, weights) -> Partition:
-    mine = np.flatnonzero(arc_host == host)
-    first, end = int(bounds[host]), int(bounds[host + 1])
-    touched = np.unique(np.concatenate((sources[mine], indices[mine])))
-    mirrors = touched[(touched < first) | (touched >= end)]
-    local_to_global = np.concatenate((np.arange(first, end, dtype=np.int64), mirrors))
-    global_to_local = np.full(n, -1, dtype=np.int64)
-    global_to_local[local_to_global] = np.arange(local_to_global.size)
+def _metis_owner(graph, num_hosts: int, seed: int) -> np.ndarray:
+    """Part of every vertex from METIS on the simple undirected graph of the arcs."""
+    if num_hosts == 1:
+        return np.zeros(graph.num_vertices, dtype=np.int32)
+    try:
+        import pymetis
+    except ImportError:
+        raise DistributedError("the 'metis' policy needs the pymetis package: pip install pymetis") from None
+    n = graph.num_vertices
+    indptr = to_numpy(graph.indptr).astype(np.int64)
+    sources = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    destinations = to_numpy(graph.indices).astype(np.int64)
+    keep = sources != destinations
+    keys = np.unique(np.concatenate((sources[keep] * n + destinations[keep], destinations[keep] * n + sources[keep])))
+    xadj = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys // n, minlength=n), out=xadj[1:])
+    options = pymetis.Options(seed=int(seed))
+    _, membership = pymetis.part_graph(num_hosts, xadj=xadj, adjncy=keys % n, options=options)
+    return np.asarray(membership, dtype=np.int32)
+
+
+def _part(host, num_hosts, policy, owner, arc_host, sources, indices, weights, xp) -> Partition:
+    n = owner.size
+    mine = xp.flatnonzero(arc_host == host)
+    masters = xp.flatnonzero(owner == host)
+    touched = xp.unique(xp.concatenate((sources[mine], indices[mine])))
+    mirrors = touched[owner[touched] != host]
+    local_to_global = xp.concatenate((masters, mirrors)).astype(xp.int64)
+    global_to_local = xp.full(n, -1, dtype=xp.int64)
+    global_to_local[local_to_global] = xp.arange(local_to_global.size)
     local_sources = global_to_local[sources[mine]]
-    order = np.argsort(local_sources, kind="stable")
-    indptr = np.zeros(local_to_global.size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(local_sources, minlength=local_to_global.size), out=indptr[1:])
+    order = xp.argsort(local_sources, kind="stable") if xp is np else xp.argsort(local_sources)
+    indptr = xp.zeros(local_to_global.size + 1, dtype=xp.int64)
+    xp.cumsum(xp.bincount(local_sources, minlength=local_to_global.size), out=indptr[1:])
     arcs = mine[order]
     return Partition(
         host=host, num_hosts=num_hosts, policy=policy, num_vertices=n, local_to_global=local_to_global,
-        num_masters=end - first, master_range=(first, end), mirror_owner=owner[mirrors],
+        num_masters=int(masters.size), mirror_owner=owner[mirrors],
         indptr=indptr, indices=global_to_local[indices[arcs]], weights=None if weights is None else weights[arcs],
         global_arcs=arcs,
     )

@@ -20,6 +20,14 @@ def random_graph(n=200, m=1500, seed=5, weighted=True):
     return gg.from_edges(src, dst, weights, num_vertices=n)
 
 
+def owners(parts):
+    """The host of every vertex's master."""
+    owner = np.full(parts[0].num_vertices, -1)
+    for part in parts:
+        owner[part.local_to_global[: part.num_masters]] = part.host
+    return owner
+
+
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("hosts", [1, 2, 3, 4, 6])
 def test_parts_hold_every_arc_once_with_consistent_proxies(policy, hosts):
@@ -30,8 +38,8 @@ def test_parts_hold_every_arc_once_with_consistent_proxies(policy, hosts):
     placed = np.concatenate([part.global_arcs for part in parts])
     assert np.array_equal(np.sort(placed), np.arange(graph.num_arcs))
     masters = np.concatenate([part.local_to_global[: part.num_masters] for part in parts])
-    assert np.array_equal(masters, np.arange(graph.num_vertices))
-    owner = np.concatenate([np.full(part.num_masters, part.host) for part in parts])
+    assert np.array_equal(np.sort(masters), np.arange(graph.num_vertices))
+    owner = owners(parts)
     for part in parts:
         local_sources = np.repeat(np.arange(part.num_proxies), np.diff(part.indptr))
         assert np.array_equal(part.local_to_global[local_sources], sources[part.global_arcs])
@@ -54,13 +62,13 @@ def test_structural_invariants_of_each_policy(hosts):
     in_degree = np.bincount(np.asarray(graph.indices), minlength=graph.num_vertices)
     for policy in POLICIES:
         parts = partition_graph(graph, hosts, policy, hvc_threshold=50)
-        owner = np.concatenate([np.full(part.num_masters, part.host) for part in parts])
+        owner = owners(parts)
         rows, columns = grid_shape(hosts)
         for part in parts:
             local_sources = np.repeat(np.arange(part.num_proxies), np.diff(part.indptr))
             source_global = part.local_to_global[local_sources]
             destination_global = part.local_to_global[part.indices]
-            if policy == "oec":
+            if policy in ("oec", "metis"):
                 assert np.all(local_sources < part.num_masters)
             elif policy == "iec":
                 assert np.all(part.indices < part.num_masters)
@@ -84,7 +92,7 @@ def test_save_and_load_one_part_per_rank(tmp_path):
         path = tmp_path / f"part{part.host}.npz"
         part.save(path)
         loaded = Partition.load(path)
-        assert loaded.policy == "cvc" and loaded.host == part.host and loaded.master_range == part.master_range
+        assert loaded.policy == "cvc" and loaded.host == part.host
         for name in ("local_to_global", "mirror_owner", "indptr", "indices", "weights", "global_arcs"):
             assert np.array_equal(getattr(loaded, name), getattr(part, name))
     unweighted = partition_graph(random_graph(weighted=False), 2, "oec")[1]
@@ -101,6 +109,26 @@ def test_bad_parameters():
         partition_graph(graph, 2, "metis-like")
     with pytest.raises(InvalidParameterError, match="at least one host"):
         partition_graph(graph, 0)
+
+
+def test_metis_cuts_fewer_edges_than_blocks_on_a_clustered_graph():
+    pytest.importorskip("pymetis", reason="the metis policy needs pymetis")
+    rng = np.random.default_rng(3)
+    clusters = rng.permutation(400).reshape(4, 100)  # four dense clusters, ids shuffled
+    src = np.concatenate([rng.choice(c, 800) for c in clusters])
+    dst = np.concatenate([rng.choice(c, 800) for c in clusters])
+    graph = gg.from_edges(np.concatenate((src, [0])), np.concatenate((dst, [399])), num_vertices=400)
+    metis = replication_factor(partition_graph(graph, 4, "metis"))
+    assert metis < replication_factor(partition_graph(graph, 4, "oec")) and metis < 1.1
+
+
+def test_only_the_parts_asked_for():
+    graph = random_graph()
+    whole = partition_graph(graph, 3, "hvc", hvc_threshold=50)
+    (mine,) = partition_graph(graph, 3, "hvc", hosts=[1], hvc_threshold=50)
+    assert mine.host == 1 and np.array_equal(mine.indices, whole[1].indices)
+    with pytest.raises(InvalidParameterError, match="host numbers"):
+        partition_graph(graph, 3, hosts=[3])
 
 
 def test_more_hosts_than_vertices_leaves_some_empty():
