@@ -11,6 +11,7 @@ from gpugraph.errors import (
     ChecksumError,
     DeviceError,
     DeviceOutOfMemoryError,
+    DistributedError,
     EmptyGraphError,
     GpugraphError,
     GraphFormatError,
@@ -29,6 +30,7 @@ from gpugraph.graph import (
     from_pandas,
     from_scipy,
 )
+from gpugraph import distributed
 from gpugraph.io import load, save
 from gpugraph.io.generators import gnm, grid, rmat
 
@@ -39,6 +41,7 @@ __all__ = [
     "ChecksumError",
     "DeviceError",
     "DeviceOutOfMemoryError",
+    "DistributedError",
     "EdgeList",
     "EmptyGraphError",
     "GpugraphError",
@@ -52,6 +55,7 @@ __all__ = [
     "betweenness",
     "bfs",
     "cdlp",
+    "distributed",
     "from_csr",
     "from_edge_list",
     "from_edges",

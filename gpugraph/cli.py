@@ -7,6 +7,7 @@ non-zero exit code; tracebacks are shown only with ``--debug``.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import time
@@ -189,6 +190,16 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="run pagerank, adsorption, sssp or kcore on DiGraph's path engine or one of "
                           "its baselines (docs/path-engine.md) instead of the library algorithm")
     run.add_argument("--k", type=int, default=None, help="kcore with --engine: membership of the k-core")
+    run.add_argument("--gpus", type=int, default=None, metavar="N",
+                     help="run bfs, sssp, wcc, pagerank or kcore on N ranks of this host: one GPU each, "
+                          "or N CPU processes over Gloo with --device cpu (docs/distributed.md); under "
+                          "torchrun the job's ranks are used instead")
+    run.add_argument("--policy", default="oec", choices=("oec", "iec", "hvc", "cvc", "metis"),
+                     help="with --gpus / torchrun: how the graph is partitioned (default oec)")
+    run.add_argument("--mode", default="bsp", choices=("bsp", "basp"),
+                     help="with --gpus / torchrun: synchronous or bulk-asynchronous rounds")
+    run.add_argument("--sync", default="update-only", choices=("update-only", "all-shared"),
+                     help="with --gpus / torchrun: send changed proxies only, or all shared proxies")
     added = set()
     for spec in SPECS.values():
         for option in spec.options:
@@ -267,6 +278,9 @@ def _cmd_run(args) -> int:
 
     spec = SPECS[args.algorithm]
     parameters = _algorithm_options(args, spec)
+    args.rank_device = None
+    if args.gpus is not None or _under_torchrun():
+        args.rank_device, args.device = _rank_devices(args.device)
     graph, load_seconds = _load(args)
     module = spec.load()
     source = None
@@ -282,6 +296,8 @@ def _cmd_run(args) -> int:
     run, value_name = _runner(args, spec, module, graph, parameters)
     compiled_before = compile_seconds()
     result = run()
+    if result is None:  # a torchrun rank other than 0: rank 0 reports
+        return 0
     cold_seconds = None
     if compile_seconds() > compiled_before:  # kernels compiled inside the run: time it again
         cold_seconds = result.stats["seconds"]
@@ -298,6 +314,10 @@ def _cmd_run(args) -> int:
         print(f"  first run     {cold_seconds:.4f} s (includes compilation; timed again below)")
     print(f"  run           {stats['seconds']:.4f} s")
     for key, value in stats.items():
+        if key == "per_rank":
+            continue
+        if isinstance(value, dict):
+            value = ", ".join(f"{name} {entry:.3g}" for name, entry in value.items())
         if key != "seconds":
             print(f"  {key:<13} {value:,}" if isinstance(value, (int, float)) and not isinstance(value, bool) else f"  {key:<13} {value}")
     if "edges_traversed" in stats and stats["seconds"] > 0:
@@ -420,7 +440,10 @@ def _load(args):
 
 def _runner(args, spec, module, graph, parameters):
     """``(run, value)``: a call running the algorithm as the options ask (the library module,
-    or the path engine with ``--engine``) and the name of the per-vertex value it returns."""
+    the path engine with ``--engine``, or ranks with ``--gpus`` / torchrun) and the name of the
+    per-vertex value it returns."""
+    if args.gpus is not None or _under_torchrun():
+        return _distributed_runner(args, spec, graph, parameters)
     if args.engine is None:
         if args.k is not None:
             raise InvalidParameterError("--k applies to kcore with --engine")
@@ -436,6 +459,56 @@ def _runner(args, spec, module, graph, parameters):
         raise InvalidParameterError("--k applies to kcore with --engine")
     value = {"pagerank": "rank", "adsorption": "score", "sssp": "distance", "kcore": "in_core"}[spec.name]
     return (lambda: solve(graph, spec.name, schedule=args.engine, **parameters)), value
+
+
+def _under_torchrun() -> bool:
+    return "TORCHELASTIC_RUN_ID" in os.environ or ("RANK" in os.environ and "WORLD_SIZE" in os.environ)
+
+
+def _distributed_runner(args, spec, graph, parameters):
+    """The ``--gpus N`` / torchrun form of :func:`_runner` (gpugraph.distributed.run)."""
+    from gpugraph import distributed
+    from gpugraph.distributed.engine import ALGORITHMS
+
+    if spec.name not in ALGORITHMS:
+        raise InvalidParameterError(f"--gpus and torchrun run {', '.join(ALGORITHMS)}, not {spec.name}")
+    if args.engine is not None:
+        raise InvalidParameterError("--engine runs on one device; leave it out with --gpus or torchrun")
+    unsupported = sorted(set(parameters) - {"source", "damping", "tol"})
+    if unsupported:
+        raise InvalidParameterError(f"distributed {spec.name} takes no {', '.join(unsupported)}")
+    if args.gpus is not None and args.gpus < 1:
+        raise InvalidParameterError(f"--gpus needs at least 1, got {args.gpus}")
+    if "source" in parameters:
+        parameters["source"] = int(graph.to_original(np.array([parameters["source"]]))[0])
+    if _under_torchrun():
+        _join_torchrun(graph.backend)
+    options = {"processes": args.gpus or 1, "policy": args.policy, "mode": args.mode,
+               "update_only": args.sync == "update-only", "device": args.rank_device}
+    return (lambda: distributed.run(graph, spec.name, **options, **parameters)), spec.value
+
+
+def _rank_devices(device) -> tuple[str, str]:
+    """``(kind each rank uses, device to load the graph on here)`` for ``--gpus`` / torchrun:
+    GPUs when asked for or usable; under torchrun this process loads onto its own GPU, with
+    ``--gpus`` the parent loads on the host and the ranks onto theirs."""
+    from gpugraph.backend import cuda_available, parse_device
+
+    kind = parse_device(device)[0]
+    if kind == "auto":
+        kind = "cuda" if cuda_available() else "cpu"
+    if not _under_torchrun():
+        return kind, "cpu"
+    return kind, f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if kind == "cuda" else "cpu"
+
+
+def _join_torchrun(backend) -> None:
+    """Initialise torch.distributed from torchrun's environment (once)."""
+    from gpugraph.distributed.comm import torch_distributed
+
+    _, dist = torch_distributed()
+    if not dist.is_initialized():
+        dist.init_process_group("nccl" if backend.is_cuda else "gloo")
 
 
 def _write_result(result, spec, value: str, path: str, output_format: str) -> None:

@@ -236,3 +236,5 @@ PATH_CHUNK_SWEEPS = 4
 #: is "high-degree" and its in-arcs are placed with their sources; the others' in-arcs with the
 #: vertex itself. PowerLyra's default.
 HVC_DEGREE_THRESHOLD = 100
+#: A rank that waits longer than this in a collective gives up (a peer died or hangs); seconds.
+DISTRIBUTED_TIMEOUT_SECONDS = 600

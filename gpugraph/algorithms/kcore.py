@@ -69,7 +69,7 @@ def run(graph) -> Result:
     xp = backend.xp
     start = time.perf_counter()
     with backend.activate():
-        offsets, neighbours = _simple_neighbour_lists(graph)
+        offsets, neighbours = simple_neighbour_lists(graph)
         core = xp.diff(offsets)
         if backend.is_cuda:
             rounds = _peel_levels(graph, offsets, neighbours, core)
@@ -88,7 +88,7 @@ def run(graph) -> Result:
     )
 
 
-def _simple_neighbour_lists(graph):
+def simple_neighbour_lists(graph):
     """``(offsets, neighbours)`` of the simple undirected graph of the arcs (module docstring)."""
     xp = graph.backend.xp
     n = graph.num_vertices

@@ -65,6 +65,8 @@ class Partition:
         float64 per local arc, or ``None`` for an unweighted graph.
     global_arcs:
         int64 per local arc: its position in the whole graph's CSR.
+    out_degree:
+        int64 per local proxy: the vertex's out-degree in the whole graph.
     """
 
     host: int
@@ -78,6 +80,7 @@ class Partition:
     indices: np.ndarray
     weights: np.ndarray | None
     global_arcs: np.ndarray
+    out_degree: np.ndarray
 
     @property
     def num_proxies(self) -> int:
@@ -97,6 +100,7 @@ class Partition:
             "policy": np.array(self.policy), "local_to_global": to_numpy(self.local_to_global),
             "mirror_owner": to_numpy(self.mirror_owner), "indptr": to_numpy(self.indptr),
             "indices": to_numpy(self.indices), "global_arcs": to_numpy(self.global_arcs),
+            "out_degree": to_numpy(self.out_degree),
         }
         if self.weights is not None:
             arrays["weights"] = to_numpy(self.weights)
@@ -123,6 +127,7 @@ class Partition:
                     num_masters=int(header[4]),
                     mirror_owner=data["mirror_owner"], indptr=data["indptr"], indices=data["indices"],
                     weights=data["weights"] if "weights" in data else None, global_arcs=data["global_arcs"],
+                    out_degree=data["out_degree"],
                 )
         except (OSError, KeyError, ValueError, IndexError) as exc:
             raise GraphFormatError(f"{Path(path)}: not a gpugraph partition ({exc})") from None
@@ -181,7 +186,8 @@ def partition_graph(graph, num_hosts: int, policy: str = "oec", *, hosts=None,
         owner = xp.repeat(xp.arange(num_hosts, dtype=xp.int32), xp.diff(bounds))
     arc_host = _arc_hosts(policy, owner[sources], owner[indices], in_degree[indices] > hvc_threshold, num_hosts, xp)
     del in_degree
-    return [_part(host, num_hosts, policy, owner, arc_host, sources, indices, graph.weights, xp) for host in hosts]
+    return [_part(host, num_hosts, policy, owner, arc_host, sources, indices, graph.weights, out_degree, xp)
+            for host in hosts]
 
 
 def replication_factor(parts) -> float:
@@ -243,11 +249,11 @@ def _metis_owner(graph, num_hosts: int, seed: int) -> np.ndarray:
     xadj = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(keys // n, minlength=n), out=xadj[1:])
     options = pymetis.Options(seed=int(seed))
-    _, membership = pymetis.part_graph(num_hosts, xadj=xadj, adjncy=keys % n, options=options)
+    _, membership = pymetis.part_graph(num_hosts, pymetis.CSRAdjacency(xadj, keys % n), options=options)
     return np.asarray(membership, dtype=np.int32)
 
 
-def _part(host, num_hosts, policy, owner, arc_host, sources, indices, weights, xp) -> Partition:
+def _part(host, num_hosts, policy, owner, arc_host, sources, indices, weights, out_degree, xp) -> Partition:
     n = owner.size
     mine = xp.flatnonzero(arc_host == host)
     masters = xp.flatnonzero(owner == host)
@@ -265,5 +271,5 @@ def _part(host, num_hosts, policy, owner, arc_host, sources, indices, weights, x
         host=host, num_hosts=num_hosts, policy=policy, num_vertices=n, local_to_global=local_to_global,
         num_masters=int(masters.size), mirror_owner=owner[mirrors],
         indptr=indptr, indices=global_to_local[indices[arcs]], weights=None if weights is None else weights[arcs],
-        global_arcs=arcs,
+        global_arcs=arcs, out_degree=out_degree[local_to_global],
     )

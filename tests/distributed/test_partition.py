@@ -93,7 +93,7 @@ def test_save_and_load_one_part_per_rank(tmp_path):
         part.save(path)
         loaded = Partition.load(path)
         assert loaded.policy == "cvc" and loaded.host == part.host
-        for name in ("local_to_global", "mirror_owner", "indptr", "indices", "weights", "global_arcs"):
+        for name in ("local_to_global", "mirror_owner", "indptr", "indices", "weights", "global_arcs", "out_degree"):
             assert np.array_equal(getattr(loaded, name), getattr(part, name))
     unweighted = partition_graph(random_graph(weighted=False), 2, "oec")[1]
     unweighted.save(tmp_path / "u.npz")

@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 
 from gpugraph import config
-from gpugraph.algorithms.kcore import _simple_neighbour_lists
+from gpugraph.algorithms.kcore import simple_neighbour_lists
 from gpugraph.algorithms.sssp import check_weights
 from gpugraph.backend import to_numpy
 from gpugraph.errors import EmptyGraphError, InvalidParameterError, VertexIdError
@@ -298,7 +298,7 @@ def _sssp(graph, source: int = 0) -> PathProgram:
 def _kcore(graph, k: int | None = None) -> PathProgram:
     if k is None or int(k) < 1:
         raise InvalidParameterError(f"k-core on the path engine needs k >= 1, got {k}")
-    offsets, neighbours = _simple_neighbour_lists(graph)
+    offsets, neighbours = simple_neighbour_lists(graph)
     indptr, indices = to_numpy(offsets).astype(np.int64), to_numpy(neighbours)
     degree = np.diff(indptr)
     deleted = degree < int(k)

@@ -1,0 +1,184 @@
+"""Transport between ranks: torch.distributed collectives on NumPy or CuPy arrays, with counters.
+
+Everything that crosses between ranks goes through :class:`Communicator`: NCCL on GPUs, Gloo on
+CPUs, whatever process group ``torch.distributed`` was initialised with (by ``torchrun`` or by
+:mod:`gpugraph.distributed.runner`). Arrays cross without copies: NumPy arrays through
+``torch.from_numpy``, CuPy arrays through the CUDA array interface (both share the array's
+memory).
+
+The one data-moving primitive is :class:`Exchange`, a personalised all-to-all of variable-sized
+int64 payloads in two collectives: a header (entries for each peer, and a status word every rank
+sends to every other) and then the payloads. Both are started asynchronously, so a rank can go
+on computing while an exchange is in flight (the bulk-asynchronous engine does) or wait for it at
+once (the synchronous engine). The header's collective doubles as the point where a rank waits
+for the slowest one, so its duration is counted as *waiting* and the payload's as
+*communication*.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from gpugraph.errors import DistributedError
+
+
+def torch_distributed():
+    """``(torch, torch.distributed)``, or a :class:`DistributedError` saying how to get them.
+
+    Raises
+    ------
+    DistributedError
+        If PyTorch is not installed.
+    """
+    try:
+        import torch
+        import torch.distributed as dist
+    except ImportError:
+        raise DistributedError(
+            "multi-process execution needs PyTorch: pip install 'gpugraph[distributed]'"
+        ) from None
+    return torch, dist
+
+
+class Communicator:
+    """This rank's view of the process group, for arrays on ``backend``.
+
+    Parameters
+    ----------
+    backend:
+        The rank's :class:`gpugraph.backend.Backend` (its GPU, or the CPU).
+
+    Attributes
+    ----------
+    rank, size:
+        This rank and the number of ranks.
+    counters:
+        ``bytes_sent`` (payload bytes to other ranks), ``messages`` (non-empty payloads to other
+        ranks), ``exchanges``, ``communication_seconds``, ``waiting_seconds``.
+
+    Raises
+    ------
+    DistributedError
+        If torch.distributed has not been initialised.
+    """
+
+    def __init__(self, backend):
+        self.torch, self.dist = torch_distributed()
+        if not self.dist.is_initialized():
+            raise DistributedError("torch.distributed is not initialised: start with torchrun or gpugraph.distributed.run")
+        self.backend = backend
+        self.rank = self.dist.get_rank()
+        self.size = self.dist.get_world_size()
+        self.device = self.torch.device("cuda", backend.device_id) if backend.is_cuda else self.torch.device("cpu")
+        self.counters = {"bytes_sent": 0, "messages": 0, "exchanges": 0,
+                         "communication_seconds": 0.0, "waiting_seconds": 0.0}
+
+    def tensor(self, array):
+        """A tensor sharing ``array``'s memory (NumPy on the CPU, CuPy on this rank's GPU)."""
+        if self.backend.is_cuda and not self.backend.simulated:
+            return self.torch.as_tensor(array, device=self.device)
+        return self.torch.from_numpy(np.ascontiguousarray(array))
+
+    def array(self, tensor):
+        """The NumPy or CuPy array sharing ``tensor``'s memory."""
+        if tensor.is_cuda:
+            import cupy
+
+            return cupy.asarray(tensor)
+        return tensor.numpy()
+
+    def allreduce(self, values, op: str = "sum") -> np.ndarray:
+        """Combine a small host vector over all ranks (``"sum"``, ``"min"`` or ``"max"``)."""
+        operation = {"sum": self.dist.ReduceOp.SUM, "min": self.dist.ReduceOp.MIN, "max": self.dist.ReduceOp.MAX}[op]
+        tensor = self.torch.as_tensor(np.atleast_1d(np.asarray(values)).copy()).to(self.device)
+        self.dist.all_reduce(tensor, op=operation)
+        return tensor.cpu().numpy()
+
+    def all_gather(self, array) -> list:
+        """Every rank's 1-D host array (sizes may differ), in rank order."""
+        array = np.ascontiguousarray(array)
+        sizes = self.allreduce(np.eye(self.size, dtype=np.int64)[self.rank] * array.size)
+        padded = np.zeros(int(sizes.max()), dtype=array.dtype)
+        padded[: array.size] = array
+        local = self.torch.from_numpy(padded).to(self.device)
+        gathered = [self.torch.empty_like(local) for _ in range(self.size)]
+        self.dist.all_gather(gathered, local)
+        return [tensor.cpu().numpy()[: int(size)] for tensor, size in zip(gathered, sizes)]
+
+    def exchange(self, payload, counts: np.ndarray, status: int) -> "Exchange":
+        """Start sending ``payload`` (int64, grouped by destination rank, ``counts[r]`` entries for
+        rank ``r``) and a status word to every rank; see :class:`Exchange`."""
+        return Exchange(self, payload, counts, status)
+
+
+class Exchange:
+    """A personalised all-to-all in flight (module docstring); poll :meth:`done` or :meth:`wait`.
+
+    Attributes (once done)
+    ----------------------
+    received:
+        int64 array (NumPy or CuPy) of what every rank sent here, grouped by sender.
+    received_counts:
+        Entries from each rank.
+    statuses:
+        The status word of every rank.
+    """
+
+    def __init__(self, comm: Communicator, payload, counts: np.ndarray, status: int):
+        self.comm = comm
+        self.payload = payload
+        self.counts = np.asarray(counts, dtype=np.int64)
+        header = np.empty((comm.size, 2), dtype=np.int64)
+        header[:, 0] = self.counts
+        header[:, 1] = int(status)
+        self._header_out = comm.torch.from_numpy(header.reshape(-1)).to(comm.device)
+        self._header_in = comm.torch.empty_like(self._header_out)
+        self._started = time.perf_counter()
+        self._work = comm.dist.all_to_all_single(self._header_in, self._header_out, async_op=True)
+        self._stage = "header"
+        self.received = self.received_counts = self.statuses = None
+        comm.counters["exchanges"] += 1
+
+    def done(self) -> bool:
+        """Advance without blocking; True once the payloads have arrived."""
+        if self._stage == "header" and self._work.is_completed():
+            self._start_payload()
+        if self._stage == "payload" and self._work.is_completed():
+            self._finish()
+        return self._stage == "done"
+
+    def wait(self) -> "Exchange":
+        """Block until the payloads have arrived; returns ``self``."""
+        if self._stage == "header":
+            self._work.wait()
+            self._start_payload()
+        if self._stage == "payload":
+            self._work.wait()
+            self._finish()
+        return self
+
+    def _start_payload(self):
+        comm = self.comm
+        self._work.wait()  # complete: orders the current CUDA stream after the collective
+        header = self._header_in.cpu().numpy().reshape(comm.size, 2)
+        now = time.perf_counter()
+        comm.counters["waiting_seconds"] += now - self._started
+        self._started = now
+        self.received_counts, self.statuses = header[:, 0].copy(), header[:, 1].copy()
+        others = np.arange(comm.size) != comm.rank
+        comm.counters["bytes_sent"] += int(self.counts[others].sum()) * 8
+        comm.counters["messages"] += int(np.count_nonzero(self.counts[others]))
+        self._inbox = comm.torch.empty(int(self.received_counts.sum()), dtype=comm.torch.int64, device=comm.device)
+        self._work = comm.dist.all_to_all_single(
+            self._inbox, comm.tensor(self.payload),
+            output_split_sizes=self.received_counts.tolist(), input_split_sizes=self.counts.tolist(), async_op=True,
+        )
+        self._stage = "payload"
+
+    def _finish(self):
+        self._work.wait()
+        self.received = self.comm.array(self._inbox)
+        self.comm.counters["communication_seconds"] += time.perf_counter() - self._started
+        self._stage = "done"

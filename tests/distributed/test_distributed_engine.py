@@ -1,0 +1,136 @@
+"""Distributed engines on the CPU over Gloo (issue 7): every policy, both modes and both
+synchronisation options give the single-device answers, with 1 to 4 processes.
+
+One process group per process count runs the whole matrix (starting ranks costs seconds), its
+rank 0 saves every answer, and the test compares them with the single-device library run in
+this process."""
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch", reason="the distributed engines need PyTorch (the test extra installs the CPU build)")
+
+import gpugraph as gg  # noqa: E402
+from gpugraph.algorithms import bfs, kcore, pagerank, sssp, wcc  # noqa: E402
+from gpugraph.distributed import runner  # noqa: E402
+from gpugraph.distributed.engine import ALGORITHMS, MODES  # noqa: E402
+from gpugraph.distributed.partition import POLICIES  # noqa: E402
+from gpugraph.errors import DistributedError, InvalidParameterError, InvalidWeightError  # noqa: E402
+
+SOURCE = 3
+
+
+def sample_graph(weighted=True):
+    """A directed graph with a hub, a high in-degree vertex, a second component and isolated vertices."""
+    rng = np.random.default_rng(11)
+    n = 260
+    src = np.concatenate((rng.integers(0, 200, 1400), np.zeros(120, dtype=np.int64), rng.integers(220, 240, 60)))
+    dst = np.concatenate((rng.integers(0, 200, 1400), rng.integers(0, 200, 120), rng.integers(220, 240, 60)))
+    dst[:150] = 9
+    weights = np.round(rng.random(src.size) * 10, 3) if weighted else None
+    return gg.from_edges(src, dst, weights, num_vertices=n, device="cpu")
+
+
+def matrix_worker(rank, kind, folder, processes):
+    """Runs in every rank: the whole matrix on the test graph; rank 0 writes the answers."""
+    graph = sample_graph()
+    index = []
+    for algorithm in ALGORITHMS:
+        parameters = {"source": SOURCE} if algorithm in ("bfs", "sssp") else {}
+        if algorithm == "pagerank":
+            parameters = {"tol": 1e-10}
+        prepared, prepared_parameters = runner.prepare(graph, algorithm, parameters)
+        for policy in POLICIES:
+            if policy == "metis" and not _has_pymetis():
+                continue
+            for mode in MODES:
+                for update_only in (True, False):
+                    values, stats = runner.run_rank(prepared, algorithm, prepared_parameters, policy=policy,
+                                                      mode=mode, update_only=update_only)
+                    if rank == 0:
+                        name = f"{algorithm}-{policy}-{mode}-{int(update_only)}"
+                        np.savez(folder / f"{name}.npz", **values)
+                        index.append({"name": name, "algorithm": algorithm, "policy": policy, "mode": mode,
+                                      "bytes": stats["bytes_sent"]["total"], "broadcast": stats["broadcast_mirrors"],
+                                      "reduce": stats["reduce_mirrors"], "ranks": stats["ranks"]})
+    if rank == 0:
+        (folder / "index.json").write_text(json.dumps(index))
+
+
+def _has_pymetis():
+    try:
+        import pymetis  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def single_device_answers():
+    graph = sample_graph()
+    return {
+        "bfs": bfs.run(graph, source=SOURCE).to_numpy("depth"),
+        "sssp": sssp.run(graph, source=SOURCE).to_numpy("distance"),
+        "wcc": wcc.run(graph).to_numpy("component"),
+        "pagerank": pagerank.run(graph, tol=1e-12, max_iterations=1000).to_numpy("rank"),
+        "kcore": kcore.run(graph).to_numpy("core"),
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("processes", [1, 2, 3, 4])
+def test_every_policy_and_mode_gives_the_single_device_answers(processes, tmp_path):
+    runner.launch(matrix_worker, processes, "cpu", tmp_path, processes)
+    expected = single_device_answers()
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert len(index) == len(ALGORITHMS) * (len(POLICIES) - (not _has_pymetis())) * 4
+    for entry in index:
+        with np.load(tmp_path / f"{entry['name']}.npz") as saved:
+            (answer,) = saved.values()
+        if entry["algorithm"] == "pagerank":
+            np.testing.assert_allclose(answer, expected["pagerank"], rtol=0, atol=1e-9, err_msg=entry["name"])
+        else:
+            np.testing.assert_array_equal(answer, expected[entry["algorithm"]], err_msg=entry["name"])
+        assert entry["ranks"] == processes
+        if entry["policy"] == "oec" or entry["policy"] == "metis":
+            assert entry["broadcast"] == 0 or entry["algorithm"] in ("wcc", "kcore"), "OEC never broadcasts"
+        if entry["policy"] == "iec":
+            assert entry["reduce"] == 0 or entry["algorithm"] in ("wcc", "kcore"), "IEC never reduces"
+        if processes == 1:
+            assert entry["bytes"] == 0
+
+
+def test_run_returns_a_result_in_original_ids():
+    graph = gg.from_edges([10, 11, 12, 10], [11, 12, 13, 13], [1.0, 2.0, 3.0, 10.0], relabel=True, device="cpu")
+    result = gg.distributed.run(graph, "sssp", processes=2, policy="cvc", source=10)
+    assert result.by_original_id("distance") == {10: 0.0, 11: 1.0, 12: 3.0, 13: 6.0}
+    assert result.parameters["source"] == 10 and result.stats["ranks"] == 2
+    assert set(result.stats["balance"]) == {"static", "dynamic", "memory"}
+
+
+def test_bad_requests_fail_before_starting_ranks():
+    graph = sample_graph()
+    with pytest.raises(InvalidParameterError, match="distributed 'scc'"):
+        gg.distributed.run(graph, "scc")
+    with pytest.raises(InvalidParameterError, match="policy"):
+        gg.distributed.run(graph, "bfs", policy="random")
+    with pytest.raises(InvalidParameterError, match="mode"):
+        gg.distributed.run(graph, "bfs", mode="async")
+    negative = gg.from_edges([0, 1], [1, 2], [1.0, -2.0], device="cpu")
+    with pytest.raises(InvalidWeightError):
+        gg.distributed.run(negative, "sssp", source=0)
+
+
+def failing_worker(rank, kind):
+    """Rank 1 fails: the launcher must stop the others and report it."""
+    if rank == 1:
+        raise InvalidParameterError("rank one cannot go on")
+    from gpugraph.distributed.comm import torch_distributed
+
+    torch_distributed()[1].barrier()
+
+
+def test_a_failing_rank_is_reported_and_the_others_stopped():
+    with pytest.raises(DistributedError, match="rank 1 of 2 failed: InvalidParameterError: rank one cannot go on"):
+        runner.launch(failing_worker, 2, "cpu")
