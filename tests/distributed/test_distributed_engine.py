@@ -53,7 +53,7 @@ def matrix_worker(rank, kind, folder, processes):
                         name = f"{algorithm}-{policy}-{mode}-{int(update_only)}"
                         np.savez(folder / f"{name}.npz", **values)
                         index.append({"name": name, "algorithm": algorithm, "policy": policy, "mode": mode,
-                                      "bytes": stats["bytes_sent"]["total"], "broadcast": stats["broadcast_mirrors"],
+                                      "bytes": stats["bytes_sent"], "broadcast": stats["broadcast_mirrors"],
                                       "reduce": stats["reduce_mirrors"], "ranks": stats["ranks"]})
     if rank == 0:
         (folder / "index.json").write_text(json.dumps(index))
@@ -134,3 +134,23 @@ def failing_worker(rank, kind):
 def test_a_failing_rank_is_reported_and_the_others_stopped():
     with pytest.raises(DistributedError, match="rank 1 of 2 failed: InvalidParameterError: rank one cannot go on"):
         runner.launch(failing_worker, 2, "cpu")
+
+
+def test_cli_runs_on_ranks_and_refuses_what_it_cannot(capsys, tmp_path):
+    from gpugraph.cli import main
+
+    edges = tmp_path / "g.txt"
+    edges.write_text("10 20 1\n20 30 2\n10 30 5\n30 10 1\n")
+    output = tmp_path / "out.tsv"
+    code = main(["run", "sssp", str(edges), "--source", "10", "--gpus", "2", "--device", "cpu", "--policy", "hvc",
+                 "--mode", "basp", "--sync", "all-shared", "-o", str(output)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "ranks         2" in out and "balance       static" in out
+    assert output.read_text().splitlines() == ["10\t0", "20\t1", "30\t3"]
+    code = main(["run", "cdlp", str(edges), "--gpus", "2", "--device", "cpu"])
+    err = capsys.readouterr().err
+    assert code != 0 and "--gpus and torchrun run bfs" in err and "Traceback" not in err
+    code = main(["run", "pagerank", str(edges), "--gpus", "2", "--max-iterations", "3", "--device", "cpu"])
+    err = capsys.readouterr().err
+    assert code != 0 and "takes no max_iterations" in err
