@@ -91,10 +91,18 @@ class Communicator:
 
     def allreduce(self, values, op: str = "sum") -> np.ndarray:
         """Combine a small host vector over all ranks (``"sum"``, ``"min"`` or ``"max"``)."""
-        operation = {"sum": self.dist.ReduceOp.SUM, "min": self.dist.ReduceOp.MIN, "max": self.dist.ReduceOp.MAX}[op]
         tensor = self.torch.as_tensor(np.atleast_1d(np.asarray(values)).copy()).to(self.device)
-        self.dist.all_reduce(tensor, op=operation)
+        self.dist.all_reduce(tensor, op=self._operation(op))
         return tensor.cpu().numpy()
+
+    def _operation(self, op: str):
+        return {"sum": self.dist.ReduceOp.SUM, "min": self.dist.ReduceOp.MIN, "max": self.dist.ReduceOp.MAX}[op]
+
+    def allreduce_array(self, array, op: str = "sum"):
+        """Combine a contiguous array (NumPy or CuPy, on this rank's device) over all ranks, in
+        place; returns it."""
+        self.dist.all_reduce(self.tensor(array), op=self._operation(op))
+        return array
 
     def all_gather(self, array) -> list:
         """Every rank's 1-D host array (sizes may differ), in rank order."""

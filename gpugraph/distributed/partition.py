@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from gpugraph import config
-from gpugraph.backend import to_numpy
+from gpugraph.backend import array_module, to_numpy
 from gpugraph.errors import DistributedError, GraphFormatError, InvalidParameterError
 
 POLICIES = ("oec", "iec", "hvc", "cvc", "metis")
@@ -64,7 +64,8 @@ class Partition:
     weights:
         float64 per local arc, or ``None`` for an unweighted graph.
     global_arcs:
-        int64 per local arc: its position in the whole graph's CSR.
+        int64 per local arc: its position in the whole graph's CSR (``None`` for parts built
+        from a stream of edges, :mod:`gpugraph.distributed.build`).
     out_degree:
         int64 per local proxy: the vertex's out-degree in the whole graph.
     """
@@ -79,7 +80,7 @@ class Partition:
     indptr: np.ndarray
     indices: np.ndarray
     weights: np.ndarray | None
-    global_arcs: np.ndarray
+    global_arcs: np.ndarray | None
     out_degree: np.ndarray
 
     @property
@@ -99,9 +100,10 @@ class Partition:
                                dtype=np.int64),
             "policy": np.array(self.policy), "local_to_global": to_numpy(self.local_to_global),
             "mirror_owner": to_numpy(self.mirror_owner), "indptr": to_numpy(self.indptr),
-            "indices": to_numpy(self.indices), "global_arcs": to_numpy(self.global_arcs),
-            "out_degree": to_numpy(self.out_degree),
+            "indices": to_numpy(self.indices), "out_degree": to_numpy(self.out_degree),
         }
+        if self.global_arcs is not None:
+            arrays["global_arcs"] = to_numpy(self.global_arcs)
         if self.weights is not None:
             arrays["weights"] = to_numpy(self.weights)
         with open(path, "wb") as handle:
@@ -126,7 +128,8 @@ class Partition:
                     num_vertices=int(header[3]), local_to_global=data["local_to_global"],
                     num_masters=int(header[4]),
                     mirror_owner=data["mirror_owner"], indptr=data["indptr"], indices=data["indices"],
-                    weights=data["weights"] if "weights" in data else None, global_arcs=data["global_arcs"],
+                    weights=data["weights"] if "weights" in data else None,
+                    global_arcs=data["global_arcs"] if "global_arcs" in data else None,
                     out_degree=data["out_degree"],
                 )
         except (OSError, KeyError, ValueError, IndexError) as exc:
@@ -181,13 +184,15 @@ def partition_graph(graph, num_hosts: int, policy: str = "oec", *, hosts=None,
     if policy == "metis":
         owner = xp.asarray(_metis_owner(graph, num_hosts, seed))
     else:
-        balanced_by = out_degree if policy in ("oec", "cvc") else in_degree
-        bounds = _blocks(balanced_by, num_hosts, xp)
-        owner = xp.repeat(xp.arange(num_hosts, dtype=xp.int32), xp.diff(bounds))
-    arc_host = _arc_hosts(policy, owner[sources], owner[indices], in_degree[indices] > hvc_threshold, num_hosts, xp)
+        owner = block_owners(policy, out_degree, in_degree, num_hosts)
+    arc_host = arc_hosts(policy, owner[sources], owner[indices], in_degree[indices] > hvc_threshold, num_hosts)
     del in_degree
-    return [_part(host, num_hosts, policy, owner, arc_host, sources, indices, graph.weights, out_degree, xp)
-            for host in hosts]
+    parts = []
+    for host in hosts:
+        mine = xp.flatnonzero(arc_host == host)
+        parts.append(local_part(host, num_hosts, policy, owner, sources[mine], indices[mine],
+                                None if graph.weights is None else graph.weights[mine], mine, out_degree))
+    return parts
 
 
 def replication_factor(parts) -> float:
@@ -211,17 +216,18 @@ def grid_shape(num_hosts: int) -> tuple[int, int]:
     return rows, num_hosts // rows
 
 
-def _blocks(load, num_hosts: int, xp):
-    """Block boundaries of vertex ids so each host gets about the same load (+1 per vertex so
-    that vertices without arcs spread too)."""
-    cumulative = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(load.astype(xp.int64) + 1)))
-    targets = xp.asarray(int(cumulative[-1]) * np.arange(1, num_hosts) / num_hosts)
-    inner = xp.searchsorted(cumulative, targets, side="left")
-    return xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.minimum(inner, load.size).astype(xp.int64),
-                           xp.full(1, load.size, dtype=xp.int64)))
+def block_owners(policy: str, out_degree, in_degree, num_hosts: int):
+    """int32 host of every vertex's master under a blocked policy (oec, iec, hvc, cvc):
+    contiguous blocks of ids balanced by out-arcs (oec, cvc) or in-arcs (iec, hvc)."""
+    xp = array_module(out_degree)
+    bounds = _blocks(out_degree if policy in ("oec", "cvc") else in_degree, num_hosts, xp)
+    return xp.repeat(xp.arange(num_hosts, dtype=xp.int32), xp.diff(bounds))
 
 
-def _arc_hosts(policy, source_owner, destination_owner, heavy_destination, num_hosts, xp):
+def arc_hosts(policy, source_owner, destination_owner, heavy_destination, num_hosts):
+    """int32 host of every arc from its end points' owners (and, for hvc, whether its
+    destination has more in-arcs than the threshold)."""
+    xp = array_module(source_owner)
     if policy in ("oec", "metis"):
         return source_owner
     if policy == "iec":
@@ -230,6 +236,16 @@ def _arc_hosts(policy, source_owner, destination_owner, heavy_destination, num_h
         return xp.where(heavy_destination, source_owner, destination_owner).astype(xp.int32)
     rows, columns = grid_shape(num_hosts)
     return ((source_owner // columns) * columns + destination_owner % columns).astype(xp.int32)
+
+
+def _blocks(load, num_hosts: int, xp):
+    """Block boundaries of vertex ids so each host gets about the same load (+1 per vertex so
+    that vertices without arcs spread too)."""
+    cumulative = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(load.astype(xp.int64) + 1)))
+    targets = xp.asarray(int(cumulative[-1]) * np.arange(1, num_hosts) / num_hosts)
+    inner = xp.searchsorted(cumulative, targets, side="left")
+    return xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.minimum(inner, load.size).astype(xp.int64),
+                           xp.full(1, load.size, dtype=xp.int64)))
 
 
 def _metis_owner(graph, num_hosts: int, seed: int) -> np.ndarray:
@@ -253,23 +269,47 @@ def _metis_owner(graph, num_hosts: int, seed: int) -> np.ndarray:
     return np.asarray(membership, dtype=np.int32)
 
 
-def _part(host, num_hosts, policy, owner, arc_host, sources, indices, weights, out_degree, xp) -> Partition:
+def local_part(host, num_hosts, policy, owner, sources, destinations, weights, arc_ids, out_degree) -> Partition:
+    """Host ``host``'s :class:`Partition` from the arcs placed on it (global ids, any order).
+
+    Parameters
+    ----------
+    host, num_hosts, policy:
+        As :class:`Partition`.
+    owner:
+        int32 per vertex of the graph: the host of its master.
+    sources, destinations, weights:
+        This host's arcs (weights ``None`` for an unweighted graph).
+    arc_ids:
+        Their positions in the whole graph's CSR, or ``None`` when they came from a stream of edges.
+    out_degree:
+        Every vertex's out-degree in the whole graph.
+
+    Returns
+    -------
+    Partition
+        Arrays on the device of ``sources`` (NumPy or CuPy); local indices are int32 while the
+        proxies fit.
+    """
+    xp = array_module(sources)
     n = owner.size
-    mine = xp.flatnonzero(arc_host == host)
     masters = xp.flatnonzero(owner == host)
-    touched = xp.unique(xp.concatenate((sources[mine], indices[mine])))
+    touched = xp.unique(xp.concatenate((sources, destinations)))
     mirrors = touched[owner[touched] != host]
+    del touched
     local_to_global = xp.concatenate((masters, mirrors)).astype(xp.int64)
     global_to_local = xp.full(n, -1, dtype=xp.int64)
     global_to_local[local_to_global] = xp.arange(local_to_global.size)
-    local_sources = global_to_local[sources[mine]]
+    local_sources = global_to_local[sources]
     order = xp.argsort(local_sources, kind="stable") if xp is np else xp.argsort(local_sources)
     indptr = xp.zeros(local_to_global.size + 1, dtype=xp.int64)
     xp.cumsum(xp.bincount(local_sources, minlength=local_to_global.size), out=indptr[1:])
-    arcs = mine[order]
+    del local_sources
+    index_type = xp.int32 if local_to_global.size < config.INT32_VERTEX_LIMIT else xp.int64
     return Partition(
         host=host, num_hosts=num_hosts, policy=policy, num_vertices=n, local_to_global=local_to_global,
-        num_masters=int(masters.size), mirror_owner=owner[mirrors],
-        indptr=indptr, indices=global_to_local[indices[arcs]], weights=None if weights is None else weights[arcs],
-        global_arcs=arcs, out_degree=out_degree[local_to_global],
+        num_masters=int(masters.size), mirror_owner=owner[mirrors], indptr=indptr,
+        indices=global_to_local[destinations[order]].astype(index_type),
+        weights=None if weights is None else weights[order],
+        global_arcs=None if arc_ids is None else arc_ids[order], out_degree=out_degree[local_to_global],
     )

@@ -68,6 +68,7 @@ def rmat_edges(
     permute: bool = True,
     device="cpu",
     progress: bool | None = None,
+    edge_range: tuple[int, int] | None = None,
 ) -> EdgeList:
     """Generate Graph500 Kronecker (RMAT) edges (see the module docstring).
 
@@ -91,12 +92,16 @@ def rmat_edges(
     progress:
         Progress bar on stderr for CPU generations longer than a second: ``None`` only when stderr
         is a terminal.
+    edge_range:
+        ``(start, stop)``: only edges ``start .. stop - 1`` of the ``m`` (the same edges the whole
+        generation has there: how the ranks of a distributed run each make their share).
 
     Returns
     -------
     EdgeList
-        ``m`` undirected edges (``directed=False``), ``num_vertices = 2^scale``, ids in
-        ``[0, 2^scale)``; ``metadata`` records the generator and its parameters.
+        ``m`` undirected edges (``directed=False``), or those of ``edge_range``,
+        ``num_vertices = 2^scale``, ids in ``[0, 2^scale)``; ``metadata`` records the generator and
+        its parameters.
 
     Raises
     ------
@@ -112,7 +117,10 @@ def rmat_edges(
         np.uint64(math.ceil(cumulative * _generator_kernels.THRESHOLD_SCALE)) for cumulative in (a, a + b, a + b + c)
     ]
     num_vertices = 1 << scale
-    num_edges = edge_factor * num_vertices
+    first_edge, end_edge = (0, edge_factor * num_vertices) if edge_range is None else map(int, edge_range)
+    if not 0 <= first_edge <= end_edge <= edge_factor * num_vertices:
+        raise InvalidParameterError(f"edge_range {edge_range} is not inside [0, {edge_factor * num_vertices}]")
+    num_edges = end_edge - first_edge
     backend = get_backend(device)
     source = f"rmat(scale={scale}, edge_factor={edge_factor}, seed={seed})"
     with backend.activate():
@@ -123,9 +131,10 @@ def rmat_edges(
             _stream_key(seed, _PERMUTATION_STREAM), bool(permute),
         )
         if backend.is_cuda:
-            _launch_cuda(_cuda_kernels().rmat_kernel, backend, num_edges, *arguments, np.int64(0), src, dst)
+            _launch_cuda(_cuda_kernels().rmat_kernel, backend, num_edges, *arguments, np.int64(first_edge), src, dst)
         else:
-            _fill_in_pieces(_generator_kernels.rmat_cpu, arguments, src, dst, f"generating {source}", progress)
+            _fill_in_pieces(_generator_kernels.rmat_cpu, arguments, src, dst, f"generating {source}", progress,
+                            first_edge)
     return EdgeList(
         src,
         dst,
@@ -471,12 +480,14 @@ def _stream_key(seed: int, stream: int) -> np.uint64:
     return np.uint64(_splitmix64(_splitmix64(seed % _UINT64) ^ stream))
 
 
-def _fill_in_pieces(kernel, arguments: tuple, src, dst, description: str, progress: bool | None) -> None:
-    """Run a CPU edge kernel over ``src``/``dst`` piece by piece, moving a progress bar."""
+def _fill_in_pieces(kernel, arguments: tuple, src, dst, description: str, progress: bool | None,
+                    first_edge: int = 0) -> None:
+    """Run a CPU edge kernel over ``src``/``dst`` (edges ``first_edge`` onwards) piece by piece,
+    moving a progress bar."""
     with Progress(description, total=src.size, unit=" edges", enabled=progress) as bar:
         for start in range(0, src.size, config.GENERATOR_PIECE_EDGES):
             stop = min(src.size, start + config.GENERATOR_PIECE_EDGES)
-            run_cpu_kernel(kernel, *arguments, np.int64(start), src[start:stop], dst[start:stop])
+            run_cpu_kernel(kernel, *arguments, np.int64(first_edge + start), src[start:stop], dst[start:stop])
             bar.update(stop - start)
 
 

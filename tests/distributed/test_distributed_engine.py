@@ -154,3 +154,54 @@ def test_cli_runs_on_ranks_and_refuses_what_it_cannot(capsys, tmp_path):
     code = main(["run", "pagerank", str(edges), "--gpus", "2", "--max-iterations", "3", "--device", "cpu"])
     err = capsys.readouterr().err
     assert code != 0 and "takes no max_iterations" in err
+
+
+STREAM_SCALE = 9
+
+
+def whole_rmat():
+    """The graph the streamed parts of :func:`stream_worker` make together, built on one device."""
+    from gpugraph.distributed.build import edge_weights
+    from gpugraph.io.generators import rmat_edges
+
+    edges = rmat_edges(STREAM_SCALE, device="cpu")
+    src, dst = edges.src.astype(np.int64), edges.dst.astype(np.int64)
+    sources, destinations = np.concatenate((src, dst)), np.concatenate((dst, src))
+    return gg.from_edges(sources, destinations, edge_weights(sources, destinations),
+                         num_vertices=1 << STREAM_SCALE, device="cpu")
+
+
+def stream_worker(rank, kind, folder):
+    """Every rank generates a slice of the RMAT edges; the parts are built by exchanging arcs."""
+    from gpugraph.backend import get_backend
+    from gpugraph.distributed.build import rmat_part
+    from gpugraph.distributed.comm import Communicator
+    from gpugraph.distributed.engine import run_on_rank
+    from gpugraph.distributed.partition import partition_graph
+
+    comm = Communicator(get_backend("cpu"))
+    whole = whole_rmat()
+    for policy in ("oec", "iec", "hvc", "cvc"):
+        part = rmat_part(comm, STREAM_SCALE, policy, weighted=True)
+        (expected,) = partition_graph(whole, comm.size, policy, hosts=[rank])
+        assert np.array_equal(part.local_to_global, expected.local_to_global), policy
+        assert np.array_equal(part.indptr, expected.indptr), policy
+        assert np.array_equal(part.out_degree, expected.out_degree), policy
+        for algorithm, parameters in (("bfs", {"source": 5}), ("sssp", {"source": 5}), ("pagerank", {"tol": 1e-10})):
+            values, _ = run_on_rank(part, comm.backend, algorithm, parameters)
+            if rank == 0:
+                np.savez(folder / f"{algorithm}-{policy}.npz", **values)
+
+
+@pytest.mark.slow
+def test_streamed_parts_equal_the_whole_graph_parts_and_answers(tmp_path):
+    runner.launch(stream_worker, 3, "cpu", tmp_path)
+    whole = whole_rmat()
+    expected = {"bfs": bfs.run(whole, source=5).to_numpy("depth"),
+                "sssp": sssp.run(whole, source=5).to_numpy("distance"),
+                "pagerank": pagerank.run(whole, tol=1e-12, max_iterations=1000).to_numpy("rank")}
+    for policy in ("oec", "iec", "hvc", "cvc"):
+        for algorithm, answer in expected.items():
+            with np.load(tmp_path / f"{algorithm}-{policy}.npz") as saved:
+                (value,) = saved.values()
+            np.testing.assert_allclose(value, answer, rtol=1e-12, atol=1e-9, err_msg=f"{algorithm} {policy}")
