@@ -20,6 +20,7 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.backend import array_module, to_numpy
+from gpugraph.distributed.engine import device_memory_named
 from gpugraph.distributed.partition import POLICIES, arc_hosts, block_owners, local_part
 from gpugraph.errors import InvalidParameterError
 
@@ -53,9 +54,16 @@ def partition_stream(comm, sources, destinations, weights, num_vertices: int, po
     ------
     InvalidParameterError
         For ``"metis"`` or an unknown policy.
+    DeviceOutOfMemoryError
+        If the rank's device runs out of memory (the message says which rank and how many arcs).
     """
     if policy not in POLICIES or policy == "metis":
         raise InvalidParameterError(f"streamed partitions take oec, iec, hvc or cvc, not {policy!r}")
+    with device_memory_named(comm.backend, f"building part {comm.rank} of {comm.size} ({int(sources.size):,} arcs in)"):
+        return _partition_stream(comm, sources, destinations, weights, num_vertices, policy, hvc_threshold)
+
+
+def _partition_stream(comm, sources, destinations, weights, num_vertices, policy, hvc_threshold):
     xp = comm.backend.xp
     sources, destinations = sources.astype(xp.int64), destinations.astype(xp.int64)
     out_degree = comm.allreduce_array(xp.bincount(sources, minlength=num_vertices))
@@ -106,11 +114,13 @@ def rmat_part(comm, scale: int, policy: str = "oec", *, edge_factor: int = 16, s
     xp = comm.backend.xp
     edges = edge_factor << scale
     first, end = edges * comm.rank // comm.size, edges * (comm.rank + 1) // comm.size
-    generated = rmat_edges(scale, edge_factor, seed=seed, device=comm.backend, edge_range=(first, end), progress=False)
-    src, dst = generated.src.astype(xp.int64), generated.dst.astype(xp.int64)
-    del generated
-    sources, destinations = xp.concatenate((src, dst)), xp.concatenate((dst, src))
-    del src, dst
+    with device_memory_named(comm.backend, f"generating RMAT scale {scale} edges {first:,}..{end:,} on rank {comm.rank}"):
+        generated = rmat_edges(scale, edge_factor, seed=seed, device=comm.backend, edge_range=(first, end),
+                               progress=False)
+        src, dst = generated.src.astype(xp.int64), generated.dst.astype(xp.int64)
+        del generated
+        sources, destinations = xp.concatenate((src, dst)), xp.concatenate((dst, src))
+        del src, dst
     weights = edge_weights(sources, destinations) if weighted else None
     return partition_stream(comm, sources, destinations, weights, 1 << scale, policy)
 

@@ -46,6 +46,17 @@ def _share(src, share):
     return share[src]
 
 
+def _scatter(xp, combine: str, target, ids, values) -> None:
+    """``target[ids] = combine(target[ids], values)`` with repeated ids combined too
+    (``"add"`` or ``"min"``; NumPy's ``ufunc.at``, CuPy's ``cupyx.scatter_*``)."""
+    if xp is np:
+        {"add": np.add, "min": np.minimum}[combine].at(target, ids, values)
+        return
+    import cupyx
+
+    {"add": cupyx.scatter_add, "min": cupyx.scatter_min}[combine](target, ids, values)
+
+
 class Program:
     """State and steps of one rank's run (module docstring).
 
@@ -125,7 +136,7 @@ class MinPropagation(Program):
     def fold(self, reduce_ids, reduce_values, broadcast_ids, broadcast_values) -> None:
         for ids, values, to_mirrors in ((reduce_ids, reduce_values, True), (broadcast_ids, broadcast_values, False)):
             before = self.value[ids]
-            self.xp.minimum.at(self.value, ids, values)
+            _scatter(self.xp, "min", self.value, ids, values)
             improved = ids[self.value[ids] < before]
             self.active[improved] = True
             if to_mirrors:
@@ -190,8 +201,8 @@ class PageRank(Program):
         self.reduce_dirty[self.masters:] |= arrived[self.masters:] != 0.0
 
     def fold(self, reduce_ids, reduce_values, broadcast_ids, broadcast_values) -> None:
-        self.xp.add.at(self.residual, reduce_ids, reduce_values)
-        self.xp.add.at(self.share, broadcast_ids, broadcast_values)
+        _scatter(self.xp, "add", self.residual, reduce_ids, reduce_values)
+        _scatter(self.xp, "add", self.share, broadcast_ids, broadcast_values)
 
     def results(self) -> dict:
         rank = self.rank + self.residual
@@ -248,8 +259,8 @@ class KCore(Program):
         self.reduce_dirty[self.masters:] |= lost[self.masters:] != 0.0
 
     def fold(self, reduce_ids, reduce_values, broadcast_ids, broadcast_values) -> None:
-        self.xp.subtract.at(self.degree, reduce_ids, reduce_values)
-        self.xp.add.at(self.peeled, broadcast_ids, broadcast_values)
+        _scatter(self.xp, "add", self.degree, reduce_ids, -reduce_values)
+        _scatter(self.xp, "add", self.peeled, broadcast_ids, broadcast_values)
 
     def results(self) -> dict:
         return {"core": self.core}
