@@ -78,6 +78,8 @@ class Communicator:
     def tensor(self, array):
         """A tensor sharing ``array``'s memory (NumPy on the CPU, CuPy on this rank's GPU)."""
         if self.backend.is_cuda and not self.backend.simulated:
+            if array.size == 0:  # an empty CuPy array may carry a null pointer
+                return self.torch.from_numpy(np.empty(0, dtype=array.dtype)).to(self.device)
             return self.torch.as_tensor(array, device=self.device)
         return self.torch.from_numpy(np.ascontiguousarray(array))
 
@@ -86,7 +88,7 @@ class Communicator:
         if tensor.is_cuda:
             import cupy
 
-            return cupy.asarray(tensor)
+            return cupy.asarray(tensor) if tensor.numel() else cupy.empty(0, dtype=str(tensor.dtype).split(".")[-1])
         return tensor.numpy()
 
     def allreduce(self, values, op: str = "sum") -> np.ndarray:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime
 import importlib
+import importlib.util
 import json
 import os
 import pickle
@@ -174,7 +175,8 @@ def launch(function, processes: int, kind: str, *args) -> None:
 
     The ranks are fresh interpreters (``python -m gpugraph.distributed._rank``), so this works
     from scripts without a ``__main__`` guard, from notebooks and from the REPL; ``function``
-    must be importable by name (a module-level function) and ``args`` picklable.
+    must be a module-level function (of an importable module or of the script being run) and
+    ``args`` picklable.
 
     Raises
     ------
@@ -183,7 +185,9 @@ def launch(function, processes: int, kind: str, *args) -> None:
     """
     torch_distributed()
     folder = Path(tempfile.mkdtemp(prefix="gpugraph-launch-"))
-    request = {"function": (function.__module__, function.__qualname__), "args": args, "kind": kind,
+    module = function.__module__
+    script = getattr(sys.modules[module], "__file__", None) if module == "__main__" else None
+    request = {"function": (module, function.__qualname__, script), "args": args, "kind": kind,
                "processes": int(processes), "address": f"tcp://127.0.0.1:{_free_port()}", "path": sys.path,
                "errors": str(folder)}
     (folder / "request.pickle").write_bytes(pickle.dumps(request))
@@ -222,8 +226,8 @@ def rank_entry(folder: str, rank: int) -> None:
             import numba
 
             numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS // processes))
-        module, name = request["function"]
-        function = importlib.import_module(module)
+        module, name, script = request["function"]
+        function = _script_module(script) if script else importlib.import_module(module)
         for part in name.split("."):
             function = getattr(function, part)
         dist.init_process_group("nccl" if kind == "cuda" else "gloo", init_method=request["address"], rank=rank,
@@ -237,6 +241,15 @@ def rank_entry(folder: str, rank: int) -> None:
     finally:
         if dist is not None and dist.is_initialized():
             dist.destroy_process_group()
+
+
+def _script_module(path: str):
+    """The parent's ``__main__`` script, imported under another name (so its main guard stays shut)."""
+    spec = importlib.util.spec_from_file_location("_gpugraph_launched_script", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def _rank_main(rank, kind, folder, algorithm, parameters, options):
