@@ -294,8 +294,11 @@ def local_part(host, num_hosts, policy, owner, sources, destinations, weights, a
     xp = array_module(sources)
     n = owner.size
     masters = xp.flatnonzero(owner == host)
-    touched = xp.unique(xp.concatenate((sources, destinations)))
-    mirrors = touched[owner[touched] != host]
+    touched = xp.zeros(n, dtype=bool)  # marks, not a sort: O(arcs + n)
+    touched[sources] = True
+    touched[destinations] = True
+    touched[masters] = False
+    mirrors = xp.flatnonzero(touched)
     del touched
     local_to_global = xp.concatenate((masters, mirrors)).astype(xp.int64)
     global_to_local = xp.full(n, -1, dtype=xp.int64)
