@@ -6,9 +6,11 @@ proxies through a :class:`~gpugraph.distributed.sync.SyncPlan`; they differ in w
 ``bsp``   a round is one local computation, then an exchange every rank waits for, then folding
           in what arrived. Every rank sees the others' updates of round ``r`` in round ``r + 1``.
 ``basp``  a rank starts an exchange and, while it is in flight, goes on with local rounds on
-          what it has (D-IrGL's bulk-asynchronous execution); it folds updates in when they
-          arrive and starts the next exchange. A rank with no local work waits for the
-          exchange. Fast ranks do more local rounds instead of idling at a barrier.
+          what it has (D-IrGL's bulk-asynchronous execution): at least one, more while the
+          exchange has not arrived; it folds updates in when they arrive and starts the next
+          exchange. A rank with no local work waits for the exchange. Fast ranks do more local
+          rounds instead of idling at a barrier. (Without the first round a rank whose
+          exchanges complete at once, one GPU on NCCL, would exchange forever and never compute.)
 
 Termination is the same for both: every exchange carries each rank's status word (busy: it has
 local work or is sending something). An exchange in which no rank is busy ends the phase: no
@@ -166,6 +168,8 @@ def _phase(program, plan, mode, counters, backend) -> None:
                 return
     while True:
         exchange = plan.start(program, program.has_work())
+        if program.has_work():  # at least one local round per exchange, however fast it completes
+            _compute(program, counters, backend)
         while not exchange.done():
             if program.has_work():
                 _compute(program, counters, backend)
