@@ -7,6 +7,7 @@ non-zero exit code; tracebacks are shown only with ``--debug``.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import re
 import sys
@@ -299,7 +300,8 @@ def _cmd_run(args) -> int:
     if result is None:  # a torchrun rank other than 0: rank 0 reports
         return 0
     cold_seconds = None
-    if compile_seconds() > compiled_before:  # kernels compiled inside the run: time it again
+    # Kernels compiled inside the run: time it again (not on ranks: every rank would have to agree).
+    if args.rank_device is None and compile_seconds() > compiled_before:
         cold_seconds = result.stats["seconds"]
         result = run()
     stats = result.stats
@@ -509,6 +511,7 @@ def _join_torchrun(backend) -> None:
     _, dist = torch_distributed()
     if not dist.is_initialized():
         dist.init_process_group("nccl" if backend.is_cuda else "gloo")
+        atexit.register(dist.destroy_process_group)
 
 
 def _write_result(result, spec, value: str, path: str, output_format: str) -> None:

@@ -238,3 +238,7 @@ PATH_CHUNK_SWEEPS = 4
 HVC_DEGREE_THRESHOLD = 100
 #: A rank that waits longer than this in a collective gives up (a peer died or hangs); seconds.
 DISTRIBUTED_TIMEOUT_SECONDS = 600
+#: A distributed program's local round pushes from its active proxies (atomics, work on their arcs
+#: only) while those hold at most this share of the rank's local arcs, and pulls over every local
+#: arc (no atomics) otherwise; 0 always pulls. Same trade-off as direction-optimising BFS.
+DISTRIBUTED_PUSH_MAX_ARC_SHARE = 0.2

@@ -20,6 +20,7 @@ def _kernels():
     from numba import types
 
     from gpugraph.algorithms import _bfs_cuda, _pagerank_cuda, _wcc_cuda
+    from gpugraph.distributed import _push_cuda
     from gpugraph.engines.path import _rounds_cuda
     from gpugraph.graph import _cuda_kernels
     from gpugraph.io import _generator_cuda
@@ -75,6 +76,14 @@ def _kernels():
             for out, ids in (("int32", i32), ("int64", i64))
         },
         "wcc hook_range": (_wcc_cuda.hook_range, (i64, i32, types.int64, types.int64, types.int64, i64)),
+        **{
+            f"distributed {name}[{out}]": (kernel, signature)
+            for out, ids in (("int32", i32), ("int64", i64))
+            for name, kernel, signature in (
+                ("push_min", _push_cuda.push_min, (i64, ids, f64, types.int64, i64, i64, types.int64, f64, u8)),
+                ("push_add", _push_cuda.push_add, (i64, ids, i64, i64, types.int64, f64, f64)),
+            )
+        },
         **{
             f"top_down_levels[{out}]": (
                 _bfs_cuda.top_down_levels,

@@ -108,6 +108,11 @@ def rmat_part(comm, scale: int, policy: str = "oec", *, edge_factor: int = 16, s
     Returns
     -------
     Partition
+
+    Raises
+    ------
+    DeviceOutOfMemoryError
+        If the rank's slice or part does not fit on its device.
     """
     from gpugraph.io.generators import rmat_edges
 

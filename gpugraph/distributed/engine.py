@@ -17,7 +17,8 @@ local work or is sending something). An exchange in which no rank is busy ends t
 rank had work, and nothing was in flight, since exchanges are the only way updates travel and
 each one completes before the next starts.
 
-Counters (:func:`run_on_rank`): ``rounds`` (local computations, most on a rank),
+Counters (:func:`run_on_rank`): ``rounds`` (local computations, most on a rank), of them
+``push_rounds`` (pushed from the active proxies rather than pulled over all arcs),
 ``exchanges``; totals over ranks of ``vertex_updates``, ``edges_traversed``, ``bytes_sent``,
 ``messages``; the time breakdown, slowest rank: ``compute_seconds``, ``communication_seconds``
 (payload collectives), ``waiting_seconds`` (header collectives: waiting for the slowest rank);
@@ -188,7 +189,7 @@ def _compute(program, counters, backend) -> None:
     counters["rounds"] += 1
 
 
-_PER_RANK = ("rounds", "exchanges", "vertex_updates", "edges_traversed", "bytes_sent", "messages",
+_PER_RANK = ("rounds", "push_rounds", "exchanges", "vertex_updates", "edges_traversed", "bytes_sent", "messages",
              "compute_seconds", "communication_seconds", "waiting_seconds")
 
 
@@ -202,7 +203,7 @@ def _summarise(comm, counters, part, seconds) -> dict:
     table = np.stack(comm.all_gather(mine)).reshape(comm.size, len(names))
     column = {name: table[:, k] for k, name in enumerate(names)}
     stats = {"seconds": float(column["seconds"].max()), "rounds": int(column["rounds"].max()),
-             "exchanges": int(column["exchanges"].max())}
+             "push_rounds": int(column["push_rounds"].max()), "exchanges": int(column["exchanges"].max())}
     for name in ("vertex_updates", "edges_traversed", "bytes_sent", "messages"):
         stats[name] = int(column[name].sum())
     for name in ("compute_seconds", "communication_seconds", "waiting_seconds"):

@@ -3,9 +3,10 @@
 Every program keeps per-proxy arrays on the rank's device and exposes, for
 :class:`gpugraph.distributed.sync.SyncPlan`, ``reduce_values`` / ``reduce_dirty`` (mirrors ->
 masters) and ``broadcast_values`` / ``broadcast_dirty`` (masters -> mirrors). ``compute`` is one
-local round over the local arcs with the shared :func:`gpugraph.ops.pull` operator (topology
-driven, load balanced by in-degree on the GPU); ``fold`` applies what arrived; ``has_work`` says
-whether another local round could change anything. Every program's updates are monotone (a
+local round over the local arcs: a push from the active proxies (:mod:`gpugraph.distributed.push`)
+while they hold few arcs, else a pull over every local arc with the shared
+:func:`gpugraph.ops.pull` operator (load balanced by in-degree on the GPU); ``fold`` applies what
+arrived; ``has_work`` says whether another local round could change anything. Every program's updates are monotone (a
 minimum that only falls) or accumulative (sums of residuals), so rounds may run on stale values
 and still reach the synchronous answer: that is what makes bulk-asynchronous execution correct.
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpugraph.distributed import push
 from gpugraph.ops import Frontier, pull
 
 
@@ -75,7 +77,8 @@ class Program:
         proxies = context.part.num_proxies
         self.reduce_dirty = self.xp.zeros(proxies, dtype=bool)
         self.broadcast_dirty = self.xp.zeros(proxies, dtype=bool)
-        self.counters = {"vertex_updates": 0, "edges_traversed": 0}
+        self.counters = {"vertex_updates": 0, "edges_traversed": 0, "push_rounds": 0}
+        self.out_degree = self.xp.diff(self.graph.indptr)
 
     def sent(self, reduce_ids, broadcast_ids) -> None:
         """Mark what :meth:`SyncPlan.start` has just packed as sent."""
@@ -91,6 +94,21 @@ class Program:
 
     def _gather(self, function, combine, **bindings):
         return pull(self.graph, Frontier.all(self.graph), function, combine, bindings=bindings, counters=self.counters)
+
+    def _pushing(self, frontier) -> bool:
+        """Whether this round pushes from ``frontier`` (counted) rather than pulls."""
+        if not push.use_push(self.graph, self.out_degree, frontier):
+            return False
+        self.counters["push_rounds"] += 1
+        self.counters["edges_traversed"] += int(self.out_degree[frontier].sum()) if frontier.size else 0
+        return True
+
+    def _spread(self, share):
+        """``arrived[v]`` = sum of ``share[u]`` over local arcs ``u -> v`` (push or pull)."""
+        frontier = self.xp.flatnonzero(share)
+        if self._pushing(frontier):
+            return push.push_add(self.graph, frontier, share)
+        return self._gather(_share, "sum", share=share)
 
 
 class MinPropagation(Program):
@@ -111,6 +129,7 @@ class MinPropagation(Program):
         xp, global_ids = self.xp, context.part.local_to_global
         self.kind = kind
         self.gather = {"bfs": _hop, "sssp": _path, "wcc": _label}[kind]
+        self.cost = {"bfs": "hop", "sssp": "weight", "wcc": "label"}[kind]
         if kind == "wcc":
             self.value = global_ids.astype(np.float64)
             self.active = xp.ones(global_ids.size, dtype=bool)
@@ -123,11 +142,15 @@ class MinPropagation(Program):
         return bool(self.active.any())
 
     def compute(self) -> None:
-        if not self.has_work():
+        frontier = self.xp.flatnonzero(self.active)
+        if frontier.size == 0:
             return
-        candidate = self._gather(self.gather, "min", value=self.value)
-        improved = candidate < self.value
-        self.xp.minimum(self.value, candidate, out=self.value)
+        if self._pushing(frontier):
+            improved = push.push_min(self.graph, frontier, self.value, self.cost)
+        else:
+            candidate = self._gather(self.gather, "min", value=self.value)
+            improved = candidate < self.value
+            self.xp.minimum(self.value, candidate, out=self.value)
         self.active = improved
         self.broadcast_dirty[: self.masters] |= improved[: self.masters]
         self.reduce_dirty[self.masters:] |= improved[self.masters:]
@@ -194,7 +217,7 @@ class PageRank(Program):
             self.counters["vertex_updates"] += int(fire.size)
         if not self.share.any():
             return
-        arrived = self._gather(_share, "sum", share=self.share)
+        arrived = self._spread(self.share)
         self.share[:] = 0.0
         self.residual += arrived[: self.masters]
         self.reduce_values[self.masters:] += arrived[self.masters:]
@@ -252,7 +275,7 @@ class KCore(Program):
             self.counters["vertex_updates"] += int(peel.size)
         if not self.peeled.any():
             return
-        lost = self._gather(_share, "sum", share=self.peeled)
+        lost = self._spread(self.peeled)
         self.peeled[:] = 0.0
         self.degree -= lost[: self.masters]
         self.reduce_values[self.masters:] += lost[self.masters:]

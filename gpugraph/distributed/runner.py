@@ -33,7 +33,7 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.algorithms.result import Result
-from gpugraph.backend import get_backend
+from gpugraph.backend import cuda_available, get_backend, parse_device
 from gpugraph.distributed.comm import torch_distributed
 from gpugraph.distributed.engine import ALGORITHMS, MODES, SYMMETRIC, run_on_rank
 from gpugraph.distributed.partition import POLICIES, partition_graph
@@ -149,7 +149,9 @@ def run(graph, algorithm: str, *, processes: int = 2, policy: str = "oec", mode:
         raise InvalidParameterError(f"unknown distributed mode {mode!r}; use 'bsp' or 'basp'")
     if int(processes) < 1:
         raise InvalidParameterError(f"need at least one process, got {processes}")
-    kind = (device or graph.backend.kind).split(":")[0].replace("gpu", "cuda")
+    kind = parse_device(device)[0] if device is not None else graph.backend.kind
+    if kind == "auto":
+        kind = "cuda" if cuda_available() else "cpu"
     prepared, parameters = prepare(graph, algorithm, parameters)
     options = {"policy": policy, "mode": mode, "update_only": bool(update_only)}
     _, dist = torch_distributed()
