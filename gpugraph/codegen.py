@@ -43,6 +43,7 @@ _HEADERS = {
     "cuda": (
         "import numba\nimport numpy as np\n"
         "from gpugraph.backend.numba_cuda import load_numba_cuda\ncuda = load_numba_cuda()\n"
+        "from gpugraph.backend.cuda_device import last_at_most\n"
     ),
 }
 _kernels: dict[str, "GeneratedKernel"] = {}

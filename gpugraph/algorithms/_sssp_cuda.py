@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from gpugraph.algorithms._bfs_cuda import grid_barrier
-from gpugraph.backend.cuda_device import thread_index
+from gpugraph.backend.cuda_device import last_at_most, thread_index
 from gpugraph.backend.numba_cuda import load_numba_cuda
 
 cuda = load_numba_cuda()
@@ -218,15 +218,7 @@ def tight_arcs(indptr, indices, weights, unit_weights, distance, anchored, prede
     first = (thread // 32) * span + thread % 32
     if first >= last:
         return
-    low = np.int64(0)
-    high = np.int64(indptr.shape[0] - 2)
-    while low < high:  # the last vertex whose arcs start at or before ``first``
-        middle = (low + high + 1) // 2
-        if indptr[middle] <= first:
-            low = middle
-        else:
-            high = middle - 1
-    tail = low
+    tail = last_at_most(indptr, indptr.shape[0] - 1, first)  # the last vertex whose arcs start at or before it
     end = indptr[tail + 1]
     reached = distance[tail]
     for edge in range(first, last, 32):

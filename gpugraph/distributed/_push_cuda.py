@@ -9,7 +9,7 @@ threads and power-law frontiers stay balanced (the edge-balanced strategy of
 
 from __future__ import annotations
 
-from gpugraph.backend.cuda_device import thread_index
+from gpugraph.backend.cuda_device import last_at_most, thread_index
 from gpugraph.backend.numba_cuda import load_numba_cuda
 
 cuda = load_numba_cuda()
@@ -18,15 +18,9 @@ cuda = load_numba_cuda()
 @cuda.jit(device=True)
 def _arc(indptr, frontier, starts, i):
     """``(u, e)``: the frontier proxy owning frontier arc ``i`` and the arc's CSR position."""
-    low, high = 0, frontier.shape[0] - 1
-    while low < high:
-        middle = (low + high + 1) // 2
-        if starts[middle] <= i:
-            low = middle
-        else:
-            high = middle - 1
-    u = frontier[low]
-    return u, indptr[u] + (i - starts[low])
+    k = last_at_most(starts, frontier.shape[0], i)
+    u = frontier[k]
+    return u, indptr[u] + (i - starts[k])
 
 
 @cuda.jit(cache=True)

@@ -280,15 +280,7 @@ if i < count:
 first = (np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x) * {edges_per_thread}
 if first < total:
     last = min(first + {edges_per_thread}, total)
-    low = np.int64(0)
-    high = count - 1
-    while low < high:
-        middle = (low + high + 1) // 2
-        if offsets[middle] <= first:
-            low = middle
-        else:
-            high = middle - 1
-    i = low
+    i = last_at_most(offsets, count, first)
     for position in range(first, last):
         while offsets[i + 1] <= position:
             i += 1
