@@ -138,7 +138,7 @@ class Exchange:
 
     def __init__(self, comm: Communicator, payload, counts: np.ndarray, status: int):
         self.comm = comm
-        self.payload = payload
+        self.payload = payload  # referenced until the collective that reads it has completed
         self.counts = np.asarray(counts, dtype=np.int64)
         header = np.empty((comm.size, 2), dtype=np.int64)
         header[:, 0] = self.counts
