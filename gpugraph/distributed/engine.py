@@ -79,8 +79,9 @@ def local_graph(part, backend) -> Graph:
                      directed=True, num_edges=int(part.num_arcs), backend=backend, name=f"part {part.host}")
 
 
-def make_program(context: RankContext, algorithm: str, parameters: dict):
-    """The program object for ``algorithm`` with its ``parameters``.
+def make_program(context: RankContext, algorithm: str, parameters: dict, mode: str = "bsp"):
+    """The program object for ``algorithm`` with its ``parameters`` (PageRank: power iteration
+    in ``bsp`` mode, residual form in ``basp``).
 
     Raises
     ------
@@ -90,7 +91,7 @@ def make_program(context: RankContext, algorithm: str, parameters: dict):
     if algorithm in ("bfs", "sssp", "wcc"):
         return programs.MinPropagation(context, algorithm, **parameters)
     if algorithm == "pagerank":
-        return programs.PageRank(context, **parameters)
+        return (programs.PowerPageRank if mode == "bsp" else programs.PageRank)(context, **parameters)
     if algorithm == "kcore":
         return programs.KCore(context)
     raise InvalidParameterError(f"no distributed {algorithm!r}; use one of {', '.join(ALGORITHMS)}")
@@ -135,7 +136,7 @@ def run_on_rank(part, backend, algorithm: str, parameters: dict | None = None, *
     with backend.activate(), device_memory_named(backend, what):
         graph = local_graph(part, backend)
         context = RankContext(part, graph, comm, backend.xp)
-        program = make_program(context, algorithm, parameters or {})
+        program = make_program(context, algorithm, parameters or {}, mode)
         plan = SyncPlan(part, comm, update_only=update_only)
         graph.in_indptr  # the CSC of the local arcs, built now rather than in the first round
         backend.synchronize()

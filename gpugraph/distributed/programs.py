@@ -13,11 +13,15 @@ and still reach the synchronous answer: that is what makes bulk-asynchronous exe
 ``bfs``, ``sssp``, ``wcc``  minimum propagation: ``value[v] = min(value[v], value[u] + cost)``
                           over arcs ``u -> v`` (cost 1, the arc weight, 0); WCC runs on the
                           symmetric graph with every vertex starting at its own id.
-``pagerank``              residual (delta) PageRank as in Gluon's ``pagerank-push``: a master
-                          whose residual exceeds ``tol / n`` fires, keeping it and sending
-                          ``damping * residual / out_degree`` along its arcs. The fixed point of
-                          ``y = damping * A y + (1 - damping) / n`` normalised to sum 1 is the
-                          PageRank with dangling rank spread uniformly (NetworkX's meaning).
+``pagerank``              synchronous rounds: the power iteration of the library (NetworkX's
+                          meaning and stopping rule, L1 change below ``n * tol``), two
+                          exchanges per iteration (:class:`PowerPageRank`). Bulk-asynchronous
+                          rounds: residual (delta) PageRank as in Gluon's ``pagerank-push``
+                          (:class:`PageRank`): a master whose residual exceeds ``tol / n``
+                          fires, keeping it and sending ``damping * residual / out_degree``
+                          along its arcs. The fixed point of ``y = damping * A y +
+                          (1 - damping) / n`` normalised to sum 1 is the PageRank with dangling
+                          rank spread uniformly.
 ``kcore``                 core numbers by level-synchronous peeling: at level ``k`` every live
                           vertex of degree ``<= k`` is peeled with core ``k``, its neighbours'
                           degrees fall; a level ends when every rank is quiet, and the next level
@@ -231,6 +235,71 @@ class PageRank(Program):
         rank = self.rank + self.residual
         total = self.context.comm.allreduce(float(rank.sum()))[0]
         return {"rank": rank / total}
+
+
+class PowerPageRank(Program):
+    """PageRank by power iteration in synchronous rounds only (module docstring): a *gather*
+    round pulls ``rank / out_degree`` over the local arcs and reduces the partial sums into the
+    masters; an *apply* round updates the masters (the dangling rank and the L1 change are
+    all-reduced, so every rank stops in the same round) and broadcasts the new shares.
+
+    Parameters
+    ----------
+    context:
+        The rank's context.
+    damping, tol, max_iterations:
+        As :func:`gpugraph.algorithms.pagerank.run`.
+    """
+
+    consumes_sent = True
+
+    def __init__(self, context, damping: float = 0.85, tol: float = 1e-6, max_iterations: int = 100):
+        super().__init__(context)
+        xp, part = self.xp, context.part
+        self.n, self.damping = part.num_vertices, float(damping)
+        self.threshold, self.max_iterations = self.n * float(tol), int(max_iterations)
+        degree = part.out_degree.astype(np.float64)
+        self.inverse_degree = xp.where(degree > 0, 1.0 / xp.maximum(degree, 1.0), 0.0)
+        self.dangling = degree[: self.masters] == 0
+        self.rank = xp.full(self.masters, 1.0 / self.n)
+        self.share = self.inverse_degree / self.n  # every proxy knows the first shares
+        self.sums = xp.zeros(self.masters)
+        self.reduce_values = xp.zeros(part.num_proxies)
+        self.broadcast_values = xp.zeros(part.num_proxies)
+        self.gathering, self.converged, self.iterations = True, False, 0
+
+    def has_work(self) -> bool:
+        return not self.converged
+
+    def compute(self) -> None:
+        if self.converged:
+            return
+        if self.gathering:
+            gathered = self._gather(_share, "sum", share=self.share)
+            self.sums = gathered[: self.masters].copy()
+            self.reduce_values[self.masters:] = gathered[self.masters:]
+            self.reduce_dirty[self.masters:] = True
+        else:
+            comm, xp = self.context.comm, self.xp
+            dangling_rank = comm.allreduce(float(self.rank[self.dangling].sum()))[0]
+            rank = self.damping * (self.sums + dangling_rank / self.n) + (1.0 - self.damping) / self.n
+            change = comm.allreduce(float(xp.abs(rank - self.rank).sum()))[0]
+            self.rank = rank
+            self.iterations += 1
+            self.counters["vertex_updates"] += self.masters
+            self.share[: self.masters] = rank * self.inverse_degree[: self.masters]
+            self.converged = change < self.threshold or self.iterations >= self.max_iterations
+            if not self.converged:
+                self.broadcast_values[: self.masters] = self.share[: self.masters]
+                self.broadcast_dirty[: self.masters] = True
+        self.gathering = not self.gathering
+
+    def fold(self, reduce_ids, reduce_values, broadcast_ids, broadcast_values) -> None:
+        _scatter(self.xp, "add", self.sums, reduce_ids, reduce_values)
+        self.share[broadcast_ids] = broadcast_values
+
+    def results(self) -> dict:
+        return {"rank": self.rank}
 
 
 class KCore(Program):

@@ -40,7 +40,7 @@ def matrix_worker(rank, kind, folder, processes):
     for algorithm in ALGORITHMS:
         parameters = {"source": SOURCE} if algorithm in ("bfs", "sssp") else {}
         if algorithm == "pagerank":
-            parameters = {"tol": 1e-10}
+            parameters = {"tol": 1e-13}
         prepared, prepared_parameters = runner.prepare(graph, algorithm, parameters)
         for policy in POLICIES:
             if policy == "metis" and not _has_pymetis():
@@ -187,7 +187,7 @@ def stream_worker(rank, kind, folder):
         assert np.array_equal(part.local_to_global, expected.local_to_global), policy
         assert np.array_equal(part.indptr, expected.indptr), policy
         assert np.array_equal(part.out_degree, expected.out_degree), policy
-        for algorithm, parameters in (("bfs", {"source": 5}), ("sssp", {"source": 5}), ("pagerank", {"tol": 1e-10})):
+        for algorithm, parameters in (("bfs", {"source": 5}), ("sssp", {"source": 5}), ("pagerank", {"tol": 1e-13})):
             values, _ = run_on_rank(part, comm.backend, algorithm, parameters)
             if rank == 0:
                 np.savez(folder / f"{algorithm}-{policy}.npz", **values)
