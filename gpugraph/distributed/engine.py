@@ -104,7 +104,8 @@ def run_on_rank(part, backend, algorithm: str, parameters: dict | None = None, *
     Parameters
     ----------
     part:
-        This rank's :class:`~gpugraph.distributed.partition.Partition`.
+        This rank's :class:`~gpugraph.distributed.partition.Partition` (moved to ``backend`` if
+        its arrays are elsewhere, e.g. loaded from a file).
     backend:
         The rank's backend (its GPU or the CPU).
     algorithm:
@@ -132,6 +133,7 @@ def run_on_rank(part, backend, algorithm: str, parameters: dict | None = None, *
         raise InvalidParameterError(f"unknown distributed mode {mode!r}; use 'bsp' or 'basp'")
     comm = Communicator(backend)
     start = time.perf_counter()
+    part = part.to(backend)
     what = f"running distributed {algorithm} on part {part.host} ({part.num_proxies:,} proxies, {part.num_arcs:,} arcs)"
     with backend.activate(), device_memory_named(backend, what):
         graph = local_graph(part, backend)

@@ -30,6 +30,7 @@ A :class:`Partition` numbers its proxies locally: masters first (in global order
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,6 +93,16 @@ class Partition:
     def num_arcs(self) -> int:
         """Arcs on this host."""
         return self.indices.size
+
+    def to(self, backend) -> "Partition":
+        """This part with its arrays on ``backend`` (itself when they are there already)."""
+        names = ("local_to_global", "mirror_owner", "indptr", "indices", "weights", "global_arcs", "out_degree")
+        if all(array_module(getattr(self, name)) is backend.xp for name in names if getattr(self, name) is not None):
+            return self
+        with backend.activate():
+            moved = {name: None if getattr(self, name) is None else backend.asarray(getattr(self, name))
+                     for name in names}
+        return dataclasses.replace(self, **moved)
 
     def save(self, path) -> None:
         """Write this part to ``path`` (NumPy ``.npz``), to be loaded by its rank alone."""

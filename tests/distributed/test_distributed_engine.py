@@ -205,3 +205,25 @@ def test_streamed_parts_equal_the_whole_graph_parts_and_answers(tmp_path):
             with np.load(tmp_path / f"{algorithm}-{policy}.npz") as saved:
                 (value,) = saved.values()
             np.testing.assert_allclose(value, answer, rtol=1e-12, atol=1e-9, err_msg=f"{algorithm} {policy}")
+
+
+def saved_parts_worker(rank, kind, folder):
+    """Each rank reloads its own saved part and runs on it."""
+    from gpugraph.backend import get_backend
+    from gpugraph.distributed.engine import run_on_rank
+    from gpugraph.distributed.partition import Partition
+
+    part = Partition.load(folder / f"{rank}.npz")
+    values, _ = run_on_rank(part, get_backend("cpu"), "bfs", {"source": SOURCE})
+    if rank == 0:
+        np.save(folder / "depth.npy", values["depth"])
+
+
+def test_parts_saved_once_are_reloaded_per_rank(tmp_path):
+    from gpugraph.distributed.partition import partition_graph
+
+    for part in partition_graph(sample_graph(), 2, "cvc"):
+        part.save(tmp_path / f"{part.host}.npz")
+    runner.launch(saved_parts_worker, 2, "cpu", tmp_path)
+    expected = bfs.run(sample_graph(), source=SOURCE).to_numpy("depth")
+    assert np.array_equal(np.load(tmp_path / "depth.npy"), expected)

@@ -136,3 +136,10 @@ def test_more_hosts_than_vertices_leaves_some_empty():
     parts = partition_graph(graph, 5, "oec")
     assert sum(part.num_masters for part in parts) == 3
     assert sum(part.num_arcs for part in parts) == 2
+
+
+def test_a_part_moves_to_a_backend_and_stays_when_already_there():
+    from gpugraph.backend import get_backend
+
+    part = partition_graph(random_graph(), 2, "hvc", hvc_threshold=50)[0]
+    assert part.to(get_backend("cpu")) is part
