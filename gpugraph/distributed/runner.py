@@ -37,7 +37,7 @@ from gpugraph.backend import cuda_available, get_backend, parse_device
 from gpugraph.distributed.comm import torch_distributed
 from gpugraph.distributed.engine import ALGORITHMS, MODES, SYMMETRIC, run_on_rank
 from gpugraph.distributed.partition import POLICIES, partition_graph
-from gpugraph.errors import DistributedError, EmptyGraphError, GpugraphError, InvalidParameterError
+from gpugraph.errors import DeviceError, DistributedError, EmptyGraphError, GpugraphError, InvalidParameterError
 
 
 def prepare(graph, algorithm: str, parameters: dict):
@@ -142,6 +142,8 @@ def run(graph, algorithm: str, *, processes: int = 2, policy: str = "oec", mode:
         For an unknown algorithm, policy or mode, or fewer than one process.
     DistributedError
         If PyTorch is missing or a rank fails (the message carries the rank's error).
+    DeviceError
+        For more GPU ranks than this host has GPUs.
     """
     if policy not in POLICIES:
         raise InvalidParameterError(f"unknown partitioning policy {policy!r}; use one of {', '.join(POLICIES)}")
@@ -159,6 +161,13 @@ def run(graph, algorithm: str, *, processes: int = 2, policy: str = "oec", mode:
         backend = get_backend(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if kind == "cuda" else "cpu")
         values, stats = run_rank(prepared.to(backend), algorithm, parameters, backend=backend, **options)
         return None if values is None else _result(graph, algorithm, values, stats, parameters, options)
+    if kind == "cuda" and not get_backend("cuda").simulated:
+        import cupy
+
+        available = cupy.cuda.runtime.getDeviceCount()
+        if int(processes) > available:
+            raise DeviceError(f"asked for {processes} GPU ranks, this host has {available} GPU(s); "
+                              "use fewer, or torchrun across hosts")
     from gpugraph.io import save
 
     with tempfile.TemporaryDirectory(prefix="gpugraph-ranks-") as folder:

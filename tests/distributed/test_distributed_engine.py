@@ -17,7 +17,7 @@ from gpugraph.algorithms import bfs, kcore, pagerank, sssp, wcc  # noqa: E402
 from gpugraph.distributed import runner  # noqa: E402
 from gpugraph.distributed.engine import ALGORITHMS, MODES  # noqa: E402
 from gpugraph.distributed.partition import POLICIES  # noqa: E402
-from gpugraph.errors import DistributedError, InvalidParameterError, InvalidWeightError  # noqa: E402
+from gpugraph.errors import DeviceError, DistributedError, InvalidParameterError, InvalidWeightError  # noqa: E402
 
 SOURCE = 3
 
@@ -117,6 +117,8 @@ def test_bad_requests_fail_before_starting_ranks():
         gg.distributed.run(graph, "bfs", policy="random")
     with pytest.raises(InvalidParameterError, match="mode"):
         gg.distributed.run(graph, "bfs", mode="async")
+    with pytest.raises(DeviceError):  # no GPU here; on a GPU host: more ranks than GPUs
+        gg.distributed.run(graph, "bfs", processes=64, device="cuda")
     negative = gg.from_edges([0, 1], [1, 2], [1.0, -2.0], device="cpu")
     with pytest.raises(InvalidWeightError):
         gg.distributed.run(negative, "sssp", source=0)
