@@ -476,7 +476,7 @@ def _distributed_runner(args, spec, graph, parameters):
         raise InvalidParameterError(f"--gpus and torchrun run {', '.join(ALGORITHMS)}, not {spec.name}")
     if args.engine is not None:
         raise InvalidParameterError("--engine runs on one device; leave it out with --gpus or torchrun")
-    unsupported = sorted(set(parameters) - {"source", "damping", "tol"})
+    unsupported = sorted(set(parameters) - {"source", "damping", "tol", "max_iterations"})
     if unsupported:
         raise InvalidParameterError(f"distributed {spec.name} takes no {', '.join(unsupported)}")
     if args.gpus is not None and args.gpus < 1:

@@ -40,6 +40,11 @@ from gpugraph.distributed.partition import POLICIES, partition_graph
 from gpugraph.errors import DeviceError, DistributedError, EmptyGraphError, GpugraphError, InvalidParameterError
 
 
+#: What each distributed program takes (besides the graph).
+_PARAMETERS = {"bfs": {"source"}, "sssp": {"source"}, "wcc": set(), "kcore": set(),
+               "pagerank": {"damping", "tol", "max_iterations"}}
+
+
 def prepare(graph, algorithm: str, parameters: dict):
     """Check the request on the whole graph and return ``(graph to partition, parameters)`` with
     the source as an internal id; WCC and k-core get the simple symmetric graph of the arcs.
@@ -47,7 +52,7 @@ def prepare(graph, algorithm: str, parameters: dict):
     Raises
     ------
     InvalidParameterError
-        For an unknown algorithm.
+        For an unknown algorithm or parameter.
     EmptyGraphError
         For a graph without vertices.
     VertexIdError
@@ -63,9 +68,14 @@ def prepare(graph, algorithm: str, parameters: dict):
         raise InvalidParameterError(f"no distributed {algorithm!r}; use one of {', '.join(ALGORITHMS)}")
     if graph.num_vertices == 0:
         raise EmptyGraphError(f"distributed {algorithm} needs at least one vertex; the graph is empty")
+    unknown = sorted(set(parameters) - _PARAMETERS[algorithm])
+    if unknown:
+        raise InvalidParameterError(f"distributed {algorithm} takes no {', '.join(unknown)}; it takes "
+                                    f"{', '.join(sorted(_PARAMETERS[algorithm])) or 'no parameters'}")
     parameters = dict(parameters)
     if algorithm in ("bfs", "sssp"):
-        parameters["source"] = int(graph.to_internal(np.array([parameters.get("source", graph.to_original(np.array([0]))[0])]))[0])
+        source = parameters.get("source", graph.to_original(np.array([0]))[0])
+        parameters["source"] = int(graph.to_internal(np.array([source]))[0])
     if algorithm == "sssp":
         check_weights(graph)
     if algorithm in SYMMETRIC:
@@ -127,7 +137,8 @@ def run(graph, algorithm: str, *, processes: int = 2, policy: str = "oec", mode:
     device:
         ``"cuda"``: one GPU per rank (NCCL); ``"cpu"``: Gloo. ``None``: the graph's device kind.
     **parameters:
-        ``source`` (original id) for bfs / sssp; ``damping`` and ``tol`` for pagerank.
+        ``source`` (original id) for bfs / sssp; ``damping``, ``tol`` and (``bsp``)
+        ``max_iterations`` for pagerank.
 
     Returns
     -------
@@ -151,6 +162,9 @@ def run(graph, algorithm: str, *, processes: int = 2, policy: str = "oec", mode:
         raise InvalidParameterError(f"unknown distributed mode {mode!r}; use 'bsp' or 'basp'")
     if int(processes) < 1:
         raise InvalidParameterError(f"need at least one process, got {processes}")
+    if algorithm == "pagerank" and mode == "basp" and "max_iterations" in parameters:
+        raise InvalidParameterError("max_iterations applies to BSP PageRank (power iteration); "
+                                    "BASP runs the residual form until tol")
     kind = parse_device(device)[0] if device is not None else graph.backend.kind
     if kind == "auto":
         kind = "cuda" if cuda_available() else "cpu"

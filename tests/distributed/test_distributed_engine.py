@@ -117,6 +117,10 @@ def test_bad_requests_fail_before_starting_ranks():
         gg.distributed.run(graph, "bfs", policy="random")
     with pytest.raises(InvalidParameterError, match="mode"):
         gg.distributed.run(graph, "bfs", mode="async")
+    with pytest.raises(InvalidParameterError, match="wcc takes no source"):
+        gg.distributed.run(graph, "wcc", source=1)
+    with pytest.raises(InvalidParameterError, match="max_iterations applies to BSP"):
+        gg.distributed.run(graph, "pagerank", mode="basp", max_iterations=3)
     with pytest.raises(DeviceError):  # no GPU here; on a GPU host: more ranks than GPUs
         gg.distributed.run(graph, "bfs", processes=64, device="cuda")
     negative = gg.from_edges([0, 1], [1, 2], [1.0, -2.0], device="cpu")
@@ -153,9 +157,9 @@ def test_cli_runs_on_ranks_and_refuses_what_it_cannot(capsys, tmp_path):
     code = main(["run", "cdlp", str(edges), "--gpus", "2", "--device", "cpu"])
     err = capsys.readouterr().err
     assert code != 0 and "--gpus and torchrun run bfs" in err and "Traceback" not in err
-    code = main(["run", "pagerank", str(edges), "--gpus", "2", "--max-iterations", "3", "--device", "cpu"])
+    code = main(["run", "pagerank", str(edges), "--gpus", "2", "--num-iterations", "3", "--device", "cpu"])
     err = capsys.readouterr().err
-    assert code != 0 and "takes no max_iterations" in err
+    assert code != 0 and "takes no iterations" in err
 
 
 STREAM_SCALE = 9
