@@ -100,6 +100,9 @@ class SyncPlan:
         work) and whether any proxy changed since it was last sent make up the rank's status word."""
         xp = self.xp
         ids, is_reduce = self.send_ids, self.send_is_reduce
+        if ids.size == 0:  # nothing is ever exchanged with the others (one rank): no device work
+            return self.comm.exchange(xp.zeros(0, dtype=np.int64), np.zeros(self.comm.size, dtype=np.int64),
+                                      int(bool(busy)))
         dirty = xp.where(is_reduce, program.reduce_dirty[ids], program.broadcast_dirty[ids])
         chosen = xp.flatnonzero(dirty)
         changed = int(chosen.size)
@@ -121,6 +124,8 @@ class SyncPlan:
         """Hand what ``exchange`` brought to ``program.fold`` as (local ids, values) per direction."""
         xp = self.xp
         received = exchange.received
+        if received.size == 0:
+            return
         if self.update_only:
             pairs = received.reshape(-1, 2)
             senders = xp.asarray(np.repeat(np.arange(self.comm.size), exchange.received_counts // 2))
@@ -129,7 +134,5 @@ class SyncPlan:
         else:
             positions = xp.arange(self.receive_ids.size)
             values = received.view(np.float64)
-        if positions.size == 0:
-            return
         ids, is_reduce = self.receive_ids[positions], self.receive_is_reduce[positions]
         program.fold(ids[is_reduce], values[is_reduce], ids[~is_reduce], values[~is_reduce])
