@@ -119,7 +119,8 @@ def rmat_part(comm, scale: int, policy: str = "oec", *, edge_factor: int = 16, s
     xp = comm.backend.xp
     edges = edge_factor << scale
     first, end = edges * comm.rank // comm.size, edges * (comm.rank + 1) // comm.size
-    with device_memory_named(comm.backend, f"generating RMAT scale {scale} edges {first:,}..{end:,} on rank {comm.rank}"):
+    what = f"generating RMAT scale {scale} edges {first:,}..{end:,} on rank {comm.rank}"
+    with device_memory_named(comm.backend, what):
         generated = rmat_edges(scale, edge_factor, seed=seed, device=comm.backend, edge_range=(first, end),
                                progress=False)
         src, dst = generated.src.astype(xp.int64), generated.dst.astype(xp.int64)
@@ -135,7 +136,8 @@ def edge_weights(sources, destinations):
     reproducible anywhere): for SSSP on generated graphs."""
     xp = array_module(sources)
     low, high = xp.minimum(sources, destinations), xp.maximum(sources, destinations)
-    mixed = (low.astype(xp.uint64) * xp.uint64(0x9E3779B97F4A7C15)) ^ (high.astype(xp.uint64) + xp.uint64(0x632BE59BD9B4E019))
+    mixed = low.astype(xp.uint64) * xp.uint64(0x9E3779B97F4A7C15)
+    mixed ^= high.astype(xp.uint64) + xp.uint64(0x632BE59BD9B4E019)
     mixed ^= mixed >> xp.uint64(29)
     mixed *= xp.uint64(0xBF58476D1CE4E5B9)
     mixed ^= mixed >> xp.uint64(32)

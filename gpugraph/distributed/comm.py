@@ -67,7 +67,8 @@ class Communicator:
     def __init__(self, backend):
         self.torch, self.dist = torch_distributed()
         if not self.dist.is_initialized():
-            raise DistributedError("torch.distributed is not initialised: start with torchrun or gpugraph.distributed.run")
+            raise DistributedError(
+                "torch.distributed is not initialised: start with torchrun or gpugraph.distributed.run")
         self.backend = backend
         self.rank = self.dist.get_rank()
         self.size = self.dist.get_world_size()

@@ -68,7 +68,8 @@ def device_memory_named(backend, what: str):
         raise
     except MemoryError as exc:
         free, total = backend.memory_info()
-        raise DeviceOutOfMemoryError(f"{backend.name}: out of memory {what} ({free:,} of {total:,} bytes free)") from exc
+        raise DeviceOutOfMemoryError(
+            f"{backend.name}: out of memory {what} ({free:,} of {total:,} bytes free)") from exc
 
 
 def local_graph(part, backend) -> Graph:
@@ -213,7 +214,8 @@ def _summarise(comm, counters, part, seconds) -> dict:
         stats[name] = float(column[name].max())
     stats["replication_factor"] = float(column["proxies"].sum()) / max(part.num_vertices, 1)
     ratio = {"static": "arcs", "dynamic": "compute_seconds", "memory": "memory_bytes"}
-    stats["balance"] = {kind: float(column[name].max() / max(column[name].mean(), 1e-300)) for kind, name in ratio.items()}
+    stats["balance"] = {kind: float(column[name].max() / max(column[name].mean(), 1e-300))
+                        for kind, name in ratio.items()}
     stats["per_rank"] = {name: {"max": float(column[name].max()), "mean": float(column[name].mean())} for name in names}
     return stats
 
