@@ -94,15 +94,27 @@ class Backend:
         """
         if self.on_host:
             return np.asarray(to_numpy(array), dtype=dtype)
-        with self.activate():
-            try:
-                return self.xp.asarray(array, dtype=dtype)
-            except self.xp.cuda.memory.OutOfMemoryError as exc:
-                free, total = self.memory_info()
-                raise DeviceOutOfMemoryError(
-                    f"{self.name}: out of memory copying an array of {_nbytes(array):,} bytes "
-                    f"({free:,} of {total:,} bytes free)"
-                ) from exc
+        with self.activate(), self.out_of_memory_named(f"copying an array of {_nbytes(array):,} bytes"):
+            return self.xp.asarray(array, dtype=dtype)
+
+    @contextlib.contextmanager
+    def out_of_memory_named(self, what: str):
+        """Turn running out of memory inside the block (CuPy's ``OutOfMemoryError`` is a
+        ``MemoryError``) into a :class:`DeviceOutOfMemoryError` saying what was being done.
+
+        Raises
+        ------
+        DeviceOutOfMemoryError
+            ``"{backend}: out of memory {what} ({free} of {total} bytes free)"``.
+        """
+        try:
+            yield
+        except DeviceOutOfMemoryError:
+            raise
+        except MemoryError as exc:
+            free, total = self.memory_info()
+            message = f"{self.name}: out of memory {what} ({free:,} of {total:,} bytes free)"
+            raise DeviceOutOfMemoryError(message) from exc
 
     def empty(self, shape, dtype):
         """Allocate an uninitialised array on this backend."""

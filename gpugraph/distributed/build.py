@@ -20,7 +20,6 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.backend import array_module, to_numpy
-from gpugraph.distributed.engine import device_memory_named
 from gpugraph.distributed.partition import POLICIES, arc_hosts, block_owners, local_part
 from gpugraph.errors import InvalidParameterError
 
@@ -59,7 +58,8 @@ def partition_stream(comm, sources, destinations, weights, num_vertices: int, po
     """
     if policy not in POLICIES or policy == "metis":
         raise InvalidParameterError(f"streamed partitions take oec, iec, hvc or cvc, not {policy!r}")
-    with device_memory_named(comm.backend, f"building part {comm.rank} of {comm.size} ({int(sources.size):,} arcs in)"):
+    what = f"building part {comm.rank} of {comm.size} ({int(sources.size):,} arcs in)"
+    with comm.backend.out_of_memory_named(what):
         return _partition_stream(comm, sources, destinations, weights, num_vertices, policy, hvc_threshold)
 
 
@@ -120,7 +120,7 @@ def rmat_part(comm, scale: int, policy: str = "oec", *, edge_factor: int = 16, s
     edges = edge_factor << scale
     first, end = edges * comm.rank // comm.size, edges * (comm.rank + 1) // comm.size
     what = f"generating RMAT scale {scale} edges {first:,}..{end:,} on rank {comm.rank}"
-    with device_memory_named(comm.backend, what):
+    with comm.backend.out_of_memory_named(what):
         generated = rmat_edges(scale, edge_factor, seed=seed, device=comm.backend, edge_range=(first, end),
                                progress=False)
         src, dst = generated.src.astype(xp.int64), generated.dst.astype(xp.int64)

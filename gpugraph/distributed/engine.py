@@ -29,7 +29,6 @@ every counter.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from dataclasses import dataclass
 
@@ -39,7 +38,7 @@ from gpugraph.backend import to_numpy
 from gpugraph.distributed import programs
 from gpugraph.distributed.comm import Communicator
 from gpugraph.distributed.sync import SyncPlan
-from gpugraph.errors import DeviceOutOfMemoryError, InvalidParameterError
+from gpugraph.errors import InvalidParameterError
 from gpugraph.graph.graph import Graph
 
 MODES = ("bsp", "basp")
@@ -56,20 +55,6 @@ class RankContext:
     graph: Graph
     comm: Communicator
     xp: object
-
-
-@contextlib.contextmanager
-def device_memory_named(backend, what: str):
-    """Turn running out of device memory (CuPy's ``OutOfMemoryError``, a ``MemoryError``) inside
-    the block into a :class:`DeviceOutOfMemoryError` that says what was being done, on which rank."""
-    try:
-        yield
-    except DeviceOutOfMemoryError:
-        raise
-    except MemoryError as exc:
-        free, total = backend.memory_info()
-        raise DeviceOutOfMemoryError(
-            f"{backend.name}: out of memory {what} ({free:,} of {total:,} bytes free)") from exc
 
 
 def local_graph(part, backend) -> Graph:
@@ -136,7 +121,7 @@ def run_on_rank(part, backend, algorithm: str, parameters: dict | None = None, *
     start = time.perf_counter()
     part = part.to(backend)
     what = f"running distributed {algorithm} on part {part.host} ({part.num_proxies:,} proxies, {part.num_arcs:,} arcs)"
-    with backend.activate(), device_memory_named(backend, what):
+    with backend.activate(), backend.out_of_memory_named(what):
         graph = local_graph(part, backend)
         context = RankContext(part, graph, comm, backend.xp)
         program = make_program(context, algorithm, parameters or {}, mode)

@@ -47,7 +47,7 @@ from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import compile_seconds
 from gpugraph.engines.path.layout import build_layout
 from gpugraph.engines.path.programs import MIN, SUM, PathProgram, make_program
-from gpugraph.errors import DeviceOutOfMemoryError, InvalidParameterError
+from gpugraph.errors import InvalidParameterError
 
 SCHEDULES = ("bsp", "bsp-delta", "async", "path-w", "path")
 
@@ -127,21 +127,15 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
     start = time.perf_counter()
     with backend.activate():
         kernels = _kernels(backend)
-        try:
+        what = (f"allocating the {schedule} schedule's state for {algorithm} on {graph.num_vertices:,} vertices "
+                f"and {program.indices.size:,} arcs")
+        with backend.out_of_memory_named(what):
             if layout is None:
                 rounds = _VertexRounds(backend, kernels, program, schedule)
             else:
                 rounds = _PathRounds(backend, kernels, program, layout, schedule == "path", layered=bool(layered),
                                      priority_min_chunks=int(priority_min_chunks), sweeps=int(sweeps),
                                      profile=bool(profile))
-        except DeviceOutOfMemoryError:
-            raise
-        except MemoryError as exc:  # CuPy's OutOfMemoryError is one
-            free, total = backend.memory_info()
-            raise DeviceOutOfMemoryError(
-                f"{backend.name}: out of memory allocating the {schedule} schedule's state for {algorithm} on "
-                f"{graph.num_vertices:,} vertices and {program.indices.size:,} arcs ({free:,} of {total:,} bytes free)"
-            ) from exc
         backend.synchronize()
         stats["setup_seconds"] = time.perf_counter() - start
         start = time.perf_counter()
