@@ -204,7 +204,6 @@ def check(folder, row, library) -> str:
 
 
 def record(folder, row) -> None:
-    row = {key: value for key, value in row.items()}
     with open(folder / "rows.jsonl", "a") as handle:
         handle.write(json.dumps(row) + "\n")
     print(f"{row['graph']:>14} {row['algorithm']:>8} {row['mode']:>4} {row['policy']:>4} ranks {row['ranks']} "

@@ -157,8 +157,9 @@ def _phase(program, plan, mode, counters, backend) -> None:
             if not exchange.statuses.any():
                 return
     while True:
-        exchange = plan.start(program, program.has_work())
-        if program.has_work():  # at least one local round per exchange, however fast it completes
+        busy = program.has_work()
+        exchange = plan.start(program, busy)
+        if busy:  # at least one local round per exchange, however fast it completes
             _compute(program, counters, backend)
         while not exchange.done():
             if program.has_work():

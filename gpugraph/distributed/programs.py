@@ -101,18 +101,31 @@ class Program:
 
     def _pushing(self, frontier) -> bool:
         """Whether this round pushes from ``frontier`` (counted) rather than pulls."""
-        if not push.use_push(self.graph, self.out_degree, frontier):
+        arcs = int(self.out_degree[frontier].sum()) if frontier.size else 0
+        if not push.use_push(self.graph, arcs):
             return False
         self.counters["push_rounds"] += 1
-        self.counters["edges_traversed"] += int(self.out_degree[frontier].sum()) if frontier.size else 0
+        self.counters["edges_traversed"] += arcs
         return True
 
+    def _send_from_masters(self, masters, amounts) -> None:
+        """Queue ``amounts`` for the mirrors of ``masters`` (a sum program's broadcast)."""
+        self.broadcast_values[masters] += amounts
+        self.broadcast_dirty[masters] = True
+        self.counters["vertex_updates"] += int(masters.size)
+
     def _spread(self, share):
-        """``arrived[v]`` = sum of ``share[u]`` over local arcs ``u -> v`` (push or pull)."""
+        """Send ``share[u]`` along every local arc ``u -> v`` (push or pull) and zero ``share``;
+        what reaches mirrors is queued for their masters; returns what reached the masters."""
         frontier = self.xp.flatnonzero(share)
         if self._pushing(frontier):
-            return push.push_add(self.graph, frontier, share)
-        return self._gather(_share, "sum", share=share)
+            arrived = push.push_add(self.graph, frontier, share)
+        else:
+            arrived = self._gather(_share, "sum", share=share)
+        share[:] = 0.0
+        self.reduce_values[self.masters:] += arrived[self.masters:]
+        self.reduce_dirty[self.masters:] |= arrived[self.masters:] != 0.0
+        return arrived[: self.masters]
 
 
 class MinPropagation(Program):
@@ -216,16 +229,9 @@ class PageRank(Program):
             self.residual[fire] = 0.0
             sent = fired * self.scale[fire]
             self.share[fire] += sent
-            self.broadcast_values[fire] += sent
-            self.broadcast_dirty[fire] = True
-            self.counters["vertex_updates"] += int(fire.size)
-        if not self.share.any():
-            return
-        arrived = self._spread(self.share)
-        self.share[:] = 0.0
-        self.residual += arrived[: self.masters]
-        self.reduce_values[self.masters:] += arrived[self.masters:]
-        self.reduce_dirty[self.masters:] |= arrived[self.masters:] != 0.0
+            self._send_from_masters(fire, sent)
+        if self.share.any():
+            self.residual += self._spread(self.share)
 
     def fold(self, reduce_ids, reduce_values, broadcast_ids, broadcast_values) -> None:
         _scatter(self.xp, "add", self.residual, reduce_ids, reduce_values)
@@ -339,16 +345,9 @@ class KCore(Program):
             self.core[peel] = self.level
             self.alive[peel] = False
             self.peeled[peel] = 1.0
-            self.broadcast_values[peel] = 1.0
-            self.broadcast_dirty[peel] = True
-            self.counters["vertex_updates"] += int(peel.size)
-        if not self.peeled.any():
-            return
-        lost = self._spread(self.peeled)
-        self.peeled[:] = 0.0
-        self.degree -= lost[: self.masters]
-        self.reduce_values[self.masters:] += lost[self.masters:]
-        self.reduce_dirty[self.masters:] |= lost[self.masters:] != 0.0
+            self._send_from_masters(peel, 1.0)
+        if self.peeled.any():
+            self.degree -= self._spread(self.peeled)
 
     def fold(self, reduce_ids, reduce_values, broadcast_ids, broadcast_values) -> None:
         _scatter(self.xp, "add", self.degree, reduce_ids, -reduce_values)

@@ -22,10 +22,10 @@ from gpugraph.backend.kernels import launch_cuda_kernel, run_cpu_kernel
 COSTS = {"label": 0, "hop": 1, "weight": 2}
 
 
-def use_push(graph, out_degree, frontier) -> bool:
-    """Whether the arcs of ``frontier`` (proxy ids) are few enough to push rather than pull."""
-    arcs = int(out_degree[frontier].sum()) if frontier.size else 0
-    return arcs <= config.DISTRIBUTED_PUSH_MAX_ARC_SHARE * max(graph.num_arcs, 1)
+def use_push(graph, frontier_arcs: int) -> bool:
+    """Whether a frontier holding ``frontier_arcs`` of the local arcs is small enough to push
+    from rather than pull over every arc."""
+    return frontier_arcs <= config.DISTRIBUTED_PUSH_MAX_ARC_SHARE * max(graph.num_arcs, 1)
 
 
 def push_min(graph, frontier, value, cost: str):
