@@ -10,7 +10,8 @@ Semantics
 out_degree(u)`` (parallel arcs count), ``dangling(x)`` is the rank held by vertices without
 out-edges, and ``p`` the teleport distribution: uniform, or the normalised ``personalization``
 (NetworkX ``pagerank(G, alpha, personalization)`` with ``dangling=None``, on the multigraph of the
-arcs). The iteration starts from the uniform vector.
+arcs). The iteration starts from the uniform vector. ``weighted=True`` is NetworkX's ``weight=``:
+``A[v, u] = w(u -> v) / (sum of u's out-weights)``, dangling when that sum is 0.
 
 * ``iterations=None`` (NetworkX): iterate until the L1 change is below ``n * tol``, at most
   ``max_iterations`` times; ``stats["converged"]`` says whether it got there (NetworkX raises
@@ -43,7 +44,7 @@ import numpy as np
 from gpugraph.algorithms.result import Result
 from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import launch_cuda_kernel, run_cpu_kernel
-from gpugraph.errors import EmptyGraphError, InvalidParameterError, VertexIdError
+from gpugraph.errors import EmptyGraphError, InvalidParameterError, InvalidWeightError, VertexIdError
 from gpugraph.ops import Frontier, advance, pull, segmented_reduce
 
 VARIANTS = ("pull", "push")
@@ -51,6 +52,10 @@ VARIANTS = ("pull", "push")
 
 def _share(src, share):
     return share[src]
+
+
+def _weighted_share(src, weight, share):
+    return share[src] * weight
 
 
 def _send(src, pending, inverse_degree):
@@ -66,6 +71,7 @@ def run(
     iterations: int | None = None,
     personalization=None,
     variant: str = "pull",
+    weighted: bool = False,
 ) -> Result:
     """PageRank of every vertex on the graph's device.
 
@@ -86,6 +92,10 @@ def run(
         ``{original id: weight}`` (missing vertices weigh 0); normalised to sum 1.
     variant:
         ``"pull"`` or ``"push"`` (module docstring).
+    weighted:
+        Follow arcs in proportion to their weights (NetworkX's ``weight=``): ``A[v, u] = w(u -> v)
+        / (sum of u's out-weights)``; vertices whose out-weights sum to 0 are dangling. Needs the
+        pull variant and a weighted graph.
 
     Returns
     -------
@@ -100,7 +110,9 @@ def run(
     InvalidParameterError
         For a damping outside ``[0, 1)``, a non-positive tolerance or iteration count, an
         unknown variant, ``variant="push"`` with ``iterations``, or personalization weights that
-        are negative, NaN or all zero.
+        are negative, NaN or all zero; ``weighted=True`` on an unweighted graph or with ``"push"``.
+    InvalidWeightError
+        If ``weighted=True`` and an arc weight is negative or NaN.
     VertexIdError
         If a personalization key is not a vertex.
     """
@@ -113,14 +125,20 @@ def run(
         raise InvalidParameterError(f"unknown PageRank variant {variant!r}; use 'pull' or 'push'")
     if iterations is not None and (int(iterations) < 0 or variant == "push"):
         raise InvalidParameterError("iterations must be >= 0 and needs the pull variant")
+    if weighted and (graph.weights is None or variant != "pull"):
+        raise InvalidParameterError("weighted PageRank needs a weighted graph and the pull variant")
+    if weighted and not bool((graph.weights >= 0).all()):
+        raise InvalidWeightError("weighted PageRank needs non-negative, non-NaN arc weights")
     if iterations is None and (float(tol) <= 0 or int(max_iterations) < 1):
         raise InvalidParameterError(f"tol must be > 0 and max_iterations >= 1, got {tol}, {max_iterations}")
     backend = graph.backend
     start = time.perf_counter()
     with backend.activate():
         limit = int(iterations) if iterations is not None else int(max_iterations)
-        state = _State(graph, float(damping), _teleport(graph, personalization))
-        if variant == "pull":
+        state = _State(graph, float(damping), _teleport(graph, personalization), weighted)
+        if weighted:
+            rank, rounds, error = state.pull_weighted(limit, None if iterations is not None else n * float(tol))
+        elif variant == "pull":
             rank, rounds, error = state.pull(limit, None if iterations is not None else n * float(tol))
         else:
             rank, rounds, error = state.push(limit, float(tol))
@@ -131,7 +149,7 @@ def run(
         "edges_traversed": state.edges, "seconds": time.perf_counter() - start,
     }
     parameters = {"damping": float(damping), "tol": float(tol), "max_iterations": int(max_iterations),
-                  "iterations": iterations, "variant": variant,
+                  "iterations": iterations, "variant": variant, "weighted": bool(weighted),
                   "personalization": None if personalization is None else to_numpy(state.teleport)}
     return Result("pagerank", graph, {"rank": rank}, stats, parameters)
 
@@ -164,31 +182,53 @@ class _State:
     """Arrays shared by the iterations of one run; the degree arrays are built on first use
     (the CPU pull kernel derives them from the row offsets itself)."""
 
-    def __init__(self, graph, damping, teleport):
-        self.graph, self.damping, self.teleport = graph, damping, teleport
+    def __init__(self, graph, damping, teleport, weighted=False):
+        self.graph, self.damping, self.teleport, self.weighted = graph, damping, teleport, weighted
         self.edges = 0
 
     @functools.cached_property
+    def out_strength(self):
+        """Out-degree per vertex (float64), or the sum of out-weights when weighted."""
+        graph = self.graph
+        if not self.weighted:
+            return graph.out_degree().astype(np.float64)
+        return segmented_reduce(graph.weights.astype(np.float64), graph.indptr, "sum", device=graph.backend)
+
+    @functools.cached_property
     def inverse_degree(self):
-        """``1 / out-degree`` per vertex, 0 for vertices without out-arcs."""
-        out_degree = self.graph.out_degree().astype(np.float64)
-        return self.graph.backend.xp.where(out_degree > 0, 1.0 / self.graph.backend.xp.maximum(out_degree, 1.0), 0.0)
+        """``1 / out-strength`` per vertex, 0 for dangling vertices."""
+        xp = self.graph.backend.xp
+        return xp.where(self.out_strength > 0, 1.0 / xp.maximum(self.out_strength, 1e-300), 0.0)
 
     @functools.cached_property
     def dangling(self):
-        """1.0 for vertices without out-arcs, else 0.0."""
-        return (self.graph.out_degree() == 0).astype(np.float64)
+        """1.0 for vertices without out-arcs (or out-weight), else 0.0."""
+        return (self.out_strength == 0).astype(np.float64)
 
     def step(self, rank, gathered):
         """One power iteration from ``rank``: returns the new ranks."""
         xp = self.graph.backend.xp
         share = rank * self.inverse_degree
         counters = {}
-        gathered = pull(self.graph, Frontier.all(self.graph), _share, bindings={"share": share},
-                        out=gathered, counters=counters)
+        gathered = pull(self.graph, Frontier.all(self.graph), _weighted_share if self.weighted else _share,
+                        bindings={"share": share}, out=gathered, counters=counters)
         self.edges += counters["edges_traversed"]
         dangling_rank = xp.dot(rank, self.dangling)
         return self.damping * (gathered + dangling_rank * self.teleport) + (1 - self.damping) * self.teleport, gathered
+
+    def pull_weighted(self, limit: int, threshold: float | None):
+        """Weighted power iteration: one :meth:`step` per iteration (``threshold``: stop when
+        the L1 change falls below it; ``None``: run ``limit`` iterations)."""
+        xp = self.graph.backend.xp
+        rank = xp.full(self.graph.num_vertices, 1.0 / self.graph.num_vertices)
+        gathered, error, rounds = None, 0.0, 0
+        for rounds in range(1, limit + 1):
+            new_rank, gathered = self.step(rank, gathered)
+            error = float(xp.abs(new_rank - rank).sum())
+            rank = new_rank
+            if threshold is not None and error < threshold:
+                break
+        return rank, rounds, error
 
     def pull(self, limit: int, threshold: float | None):
         if self.graph.backend.is_cuda:
@@ -291,7 +331,7 @@ def verify(graph, result: Result) -> None:
     expected = reference.pagerank(
         graph, damping, tol=0.0 if fixed else parameters["tol"] / 1000,
         max_iterations=parameters["iterations"] if fixed else 100_000,
-        personalization=parameters["personalization"],
+        personalization=parameters["personalization"], weighted=parameters.get("weighted", False),
     )
     rank = result.to_numpy("rank")
     difference = np.abs(rank - expected)

@@ -15,13 +15,15 @@ def _host_csr(graph):
     return to_numpy(graph.indptr), to_numpy(graph.indices), None if graph.weights is None else to_numpy(graph.weights)
 
 
-def pagerank(graph, damping: float = 0.85, tol: float = 1e-6, max_iterations: int = 100, personalization=None) -> np.ndarray:
+def pagerank(graph, damping: float = 0.85, tol: float = 1e-6, max_iterations: int = 100, personalization=None,
+             weighted: bool = False) -> np.ndarray:
     """PageRank with NetworkX's meaning (``networkx.pagerank`` on the multigraph of the arcs).
 
     Damping ``damping``; the rank of vertices without out-edges is spread like the teleport
     (uniform, or ``personalization``: ``n`` weights in internal order); iterate until the L1
     change is below ``n * tol`` (``tol=0``: exactly ``max_iterations`` iterations). An undirected
-    graph's arcs go both ways.
+    graph's arcs go both ways. ``weighted``: arcs count with their weights (``weight=`` in
+    NetworkX), so out-degrees become sums of out-weights.
 
     Returns
     -------
@@ -30,11 +32,12 @@ def pagerank(graph, damping: float = 0.85, tol: float = 1e-6, max_iterations: in
     """
     import scipy.sparse as sp
 
-    indptr, indices, _ = _host_csr(graph)
+    indptr, indices, weights = _host_csr(graph)
     n = graph.num_vertices
-    out_degree = np.diff(indptr).astype(np.float64)
-    # A[u, v] = (number of arcs u -> v) / out_degree(u); ranks flow along A's rows.
-    transition = sp.csr_matrix((np.ones(indices.size), indices, indptr), shape=(n, n))
+    strength = weights.astype(np.float64) if weighted else np.ones(indices.size)
+    # A[u, v] = (weight of the arcs u -> v) / out_degree(u); ranks flow along A's rows.
+    transition = sp.csr_matrix((strength, indices, indptr), shape=(n, n))
+    out_degree = np.asarray(transition.sum(axis=1)).ravel()
     inverse = np.divide(1.0, out_degree, out=np.zeros(n), where=out_degree > 0)
     flow = (sp.diags(inverse) @ transition).T.tocsr()
     dangling = out_degree == 0
