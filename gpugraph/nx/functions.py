@@ -49,12 +49,17 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
         If ``max_iter`` iterations do not reach the tolerance.
     ZeroDivisionError
         If ``personalization`` sums to zero (as NetworkX).
-    gpugraph.InvalidWeightError
-        (a ``ValueError``) if a weight is negative or NaN.
+    NotImplementedError
+        If a weight is negative or NaN (NetworkX's formula still gives numbers; with the backend
+        chosen by priority NetworkX then answers).
     """
     if len(G) == 0:
         return {}
+    if max_iter < 1:
+        raise nx.PowerIterationFailedConvergence(max_iter)
     weighted = G.weights is not None and bool(np.any(G.weights != 1))
+    if weighted and not bool(np.all(G.weights >= 0)):
+        raise NotImplementedError("gpugraph's weighted pagerank needs non-negative weights")
     teleport = None
     if personalization is not None:
         teleport = np.zeros(len(G))
@@ -357,6 +362,8 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     if len(G) == 0:
         return {}
     sources = None
+    if k == 0:
+        raise ZeroDivisionError("betweenness_centrality with k=0 sampled sources")
     if k is not None:
         sources = np.asarray([G.index[node] for node in seed.sample(list(G.nodes), k)], dtype=np.int64)
     result = library_betweenness.run(_graph(G), sources, None, 0, normalized)

@@ -167,7 +167,7 @@ def from_networkx(G, *, weight: str | None = None, default=1, graph_attrs: bool 
     n = len(nodes)
     if nodes == list(range(n)):
         nodes = range(n)
-    adj = G._adj
+    adj = _adjacency(G)
     multigraph = G.is_multigraph()
     if multigraph:  # one arc per key: neighbour v repeated len(keys) times
         rows = [list(itertools.chain.from_iterable(
@@ -191,6 +191,17 @@ def from_networkx(G, *, weight: str | None = None, default=1, graph_attrs: bool 
     if not isinstance(nodes, range):
         converted._index = index
     return converted
+
+
+def _adjacency(G):
+    """``G._adj`` (the fast path) unless ``G``'s class redefines ``adj`` (as NetworkX's own
+    ``_AntiGraph`` does, whose ``_adj`` holds the complement): then the public ``G.adj``."""
+    import networkx as nx
+
+    for base in (nx.MultiDiGraph, nx.MultiGraph, nx.DiGraph, nx.Graph):
+        if isinstance(G, base):
+            return G._adj if type(G).adj is base.adj else G.adj
+    return G.adj
 
 
 def _arc_weights(adj, multigraph: bool, weight: str, default, arcs: int):

@@ -13,6 +13,16 @@ from gpugraph.nx import FUNCTIONS, functions
 from gpugraph.nx.graph import BackendGraph, from_networkx, to_networkx
 
 
+# NetworkX tests that check what gpugraph does differently on purpose (run as expected failures
+# when NetworkX's suite runs against this backend: NETWORKX_TEST_BACKEND=gpugraph).
+KNOWN_DIFFERENCES = {
+    "algorithms/components/tests/test_strongly_connected.py::TestStronglyConnected::"
+    "test_condensation_mapping_and_members":
+        "strongly_connected_components yields components in order of their first node, not in "
+        "Tarjan's completion order; condensation numbers components in the order they come",
+}
+
+
 def _bound(name, args, kwargs):
     """The call's arguments by parameter name (defaults filled in)."""
     bound = inspect.signature(getattr(functions, name)).bind(*args, **kwargs)
@@ -93,6 +103,16 @@ class BackendInterface:
     def should_run(name, args, kwargs):
         """Every call gpugraph can run is worth running here."""
         return True
+
+    @staticmethod
+    def on_start_tests(items):
+        """Mark NetworkX's tests of :data:`KNOWN_DIFFERENCES` as expected failures."""
+        import pytest
+
+        for item in items:
+            for test, reason in KNOWN_DIFFERENCES.items():
+                if item.nodeid.replace("\\", "/").endswith(test):
+                    item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
 
 
 for _name in FUNCTIONS:
