@@ -84,3 +84,34 @@ def test_every_reader_format_is_described():
     text = (GUIDE / "formats.md").read_text()
     missing = [name for name in (*FORMATS, "binary") if f"(`{name}`)" not in text]
     assert not missing, f"docs/guide/formats.md does not describe the formats {missing}"
+
+
+def _api_reference_tool():
+    spec = importlib.util.spec_from_file_location("api_reference", REPO / "tools" / "api_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_api_reference_is_current(tmp_path):
+    """docs/api is what tools/api_reference.py writes from today's docstrings."""
+    tool = _api_reference_tool()
+    missing = [name for name in tool.OPTIONAL_PACKAGES if importlib.util.find_spec(name.split(".")[0]) is None
+               or not _imports(name)]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} does not import here, so its pages cannot be regenerated")
+    tool.write_reference(tmp_path)
+    fresh = {page.name: page.read_text() for page in tmp_path.glob("*.md")}
+    committed = {page.name: page.read_text() for page in (REPO / "docs" / "api").glob("*.md")}
+    stale = sorted(name for name in fresh.keys() | committed.keys() if fresh.get(name) != committed.get(name))
+    assert not stale, (
+        f"docs/api is out of date ({', '.join(stale)}): run `{tool.COMMAND}` and commit docs/api"
+    )
+
+
+def _imports(name: str) -> bool:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
