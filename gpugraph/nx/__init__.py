@@ -28,6 +28,7 @@ FUNCTIONS = {
     "clustering": "directed graphs, multigraphs and weight are not supported",
     "connected_components": None,
     "core_number": "directed graphs are not supported (NetworkX counts in- plus out-degree)",
+    "label_propagation_communities": "multigraphs are not supported",
     "number_connected_components": None,
     "number_strongly_connected_components": None,
     "number_weakly_connected_components": None,

@@ -27,6 +27,7 @@ from gpugraph.algorithms import sssp as library_sssp
 from gpugraph.algorithms import triangles as library_triangles
 from gpugraph.algorithms import wcc as library_wcc
 from gpugraph.backend import to_numpy
+from gpugraph.nx._label_propagation import label_propagation
 from gpugraph.nx._ordered_bfs import ordered_bfs
 
 
@@ -368,3 +369,16 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
         sources = np.asarray([G.index[node] for node in seed.sample(list(G.nodes), k)], dtype=np.int64)
     result = library_betweenness.run(_graph(G), sources, None, 0, normalized)
     return dict(zip(G.nodes, result.to_numpy("betweenness").tolist()))
+
+
+# --- communities -----------------------------------------------------------------------------
+def label_propagation_communities(G):
+    """``networkx.label_propagation_communities``: NetworkX's semi-synchronous algorithm
+    (:mod:`gpugraph.nx._label_propagation`), so the same communities; a ``dict_values`` of sets."""
+    rows = np.repeat(np.arange(len(G), dtype=np.int64), np.diff(G.indptr))
+    loops = np.bincount(rows[rows == G.indices], minlength=len(G))
+    labels = label_propagation(G.indptr, G.indices, np.diff(G.indptr) + loops)
+    communities = {}
+    for node, label in zip(G.nodes, labels.tolist()):
+        communities.setdefault(label, set()).add(node)
+    return communities.values()

@@ -48,7 +48,7 @@ def _refusal(name, arguments) -> str | None:
             return "method='bellman-ford' is not supported"
     if name == "core_number" and G.is_directed():
         return "core_number of a directed graph counts in- plus out-degree; gpugraph's k-core does not"
-    if name in ("triangles", "clustering") and G.is_multigraph():
+    if name in ("triangles", "clustering", "label_propagation_communities") and G.is_multigraph():
         return "multigraphs are not supported"
     if name == "clustering" and (G.is_directed() or arguments["weight"] is not None):
         return "directed or weighted clustering is not supported"

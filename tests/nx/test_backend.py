@@ -104,6 +104,16 @@ def test_sampled_betweenness_draws_networkx_sources():
     assert _same(got, nx.betweenness_centrality(G, k=10, seed=42))
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_label_propagation_gives_networkx_communities_in_order(seed):
+    G = nx.relabel_nodes(nx.barabasi_albert_graph(400, 2, seed=seed), lambda v: f"n{v}")
+    G.add_edges_from([("n3", "n3"), ("x", "y")])
+    G.add_node("alone")
+    lpa = nx.community.label_propagation_communities
+    assert list(lpa(G, backend="gpugraph")) == list(lpa(G))
+    assert list(lpa(nx.karate_club_graph(), backend="gpugraph")) == list(lpa(nx.karate_club_graph()))
+
+
 def test_bfs_tree_and_multigraph():
     G = nx.MultiDiGraph([(0, 1), (0, 1), (1, 2), (2, 0), (2, 3)])
     tree = nx.bfs_tree(G, 0, backend="gpugraph")

@@ -69,3 +69,6 @@ def test_dataset_answers_equal_networkx(dataset, name):
         assert nx.core_number(G, backend="gpugraph") == nx.core_number(G)
     assert nx.triangles(G, backend="gpugraph") == nx.triangles(G)
     _close(nx.clustering(G, backend="gpugraph"), nx.clustering(G), 1e-12)
+    if DATASETS[name]:
+        lpa = nx.community.label_propagation_communities
+        assert list(lpa(G, backend="gpugraph")) == list(lpa(G))
