@@ -24,6 +24,11 @@ DEFAULT_SELF_LOOP_POLICY = "keep"
 #: Relabelling sparse ids uses a table indexed by id while the largest id is at most this many
 #: times the edge count (linear time); beyond that, sorting the distinct ids costs less memory.
 DENSE_RELABEL_FACTOR = 8
+#: ``Graph.to_networkx`` refuses graphs with more edges than this unless its ``max_edges`` is
+#: raised: NetworkX holds about 300 bytes of Python objects per weighted edge and adds about
+#: 0.2 million edges a second (networkx 3.6, measured with 1 M edges on two cores), so the
+#: limit stands at about 3 GB and a minute of conversion.
+TO_NETWORKX_MAX_EDGES = 10_000_000
 
 # --- user interface ------------------------------------------------------------------------------
 #: A progress bar appears on stderr once a load or generation has run longer than this (seconds).

@@ -19,11 +19,12 @@ import contextlib
 import functools
 import os
 import re
+import sys
 
 import numpy as np
 
 from gpugraph import config
-from gpugraph.errors import DeviceError, DeviceOutOfMemoryError
+from gpugraph.errors import DeviceError, DeviceOutOfMemoryError, InvalidParameterError
 
 _DEVICE_PATTERN = re.compile(r"^(cpu|cuda|gpu)(?::(\d+))?$")
 
@@ -165,14 +166,104 @@ class Backend:
         return max(1, (items + tpb - 1) // tpb)
 
 
+#: DLPack device types (``DLDeviceType`` of dlpack.h) whose memory the host reads directly:
+#: kDLCPU and kDLCUDAHost (pinned host memory).
+_DLPACK_HOST_DEVICES = (1, 3)
+#: DLPack device types that CuPy imports: kDLCUDA and kDLCUDAManaged.
+_DLPACK_CUDA_DEVICES = (2, 13)
+
+
+def as_array(obj):
+    """Return ``obj`` as a NumPy (host) or CuPy (GPU) array, sharing its memory where it can.
+
+    Parameters
+    ----------
+    obj:
+        A NumPy or CuPy array (returned as it is); anything with ``__dlpack__`` (PyTorch
+        tensors, JAX arrays, on the CPU or a CUDA GPU); anything with
+        ``__cuda_array_interface__`` (Numba device arrays); or an array-like (list, pandas
+        Series), which NumPy converts.
+
+    Returns
+    -------
+    numpy.ndarray or cupy.ndarray
+        A view of ``obj``'s memory, without a copy, for arrays and tensors: a NumPy view of host
+        memory (``numpy.from_dlpack``), a CuPy view of GPU memory (``cupy.from_dlpack``). Only
+        array-likes that are not arrays (lists) are copied into a new NumPy array.
+
+    Raises
+    ------
+    DeviceError
+        If ``obj`` lives on a CUDA GPU and CuPy is not installed, or on a device that is neither
+        the host nor a CUDA GPU.
+    InvalidParameterError
+        If ``obj`` refuses to share its memory through DLPack (a PyTorch tensor that requires
+        grad: pass ``tensor.detach()``).
+    """
+    if isinstance(obj, np.ndarray) or _is_cupy_array(obj):
+        return obj
+    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        device_type = int(obj.__dlpack_device__()[0])
+        if device_type in _DLPACK_HOST_DEVICES:
+            return _from_dlpack(np, obj)
+        if device_type in _DLPACK_CUDA_DEVICES:
+            return _from_dlpack(_cupy_for(obj), obj)
+        raise DeviceError(
+            f"{type(obj).__name__} lives on DLPack device type {device_type}, neither the host "
+            "nor a CUDA GPU"
+        )
+    if hasattr(obj, "__cuda_array_interface__"):
+        return _cupy_for(obj).asarray(obj)
+    return np.asarray(obj)
+
+
 def to_numpy(array) -> np.ndarray:
-    """Return ``array`` as a NumPy array, copying from the device if it lives on a GPU."""
-    if isinstance(array, np.ndarray):
-        return array
-    getter = getattr(array, "get", None)  # CuPy arrays
-    if getter is not None and hasattr(array, "__cuda_array_interface__"):
-        return getter()
-    return np.asarray(array)
+    """Return ``array`` as a NumPy array, copying it only when it lives on a GPU.
+
+    Parameters
+    ----------
+    array:
+        Anything :func:`as_array` takes.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``array`` itself for NumPy arrays, a view for host tensors (PyTorch CPU tensors through
+        DLPack), a host copy for GPU arrays and tensors.
+
+    Raises
+    ------
+    DeviceError, InvalidParameterError
+        As :func:`as_array`.
+    """
+    array = as_array(array)
+    return array if isinstance(array, np.ndarray) else array.get()
+
+
+def _is_cupy_array(obj) -> bool:
+    # CuPy is never imported just to ask: if it is not loaded, obj cannot be one of its arrays.
+    cupy = sys.modules.get("cupy")
+    return cupy is not None and isinstance(obj, cupy.ndarray)
+
+
+def _cupy_for(obj):
+    try:
+        import cupy
+    except ImportError as exc:
+        raise DeviceError(
+            f"{type(obj).__name__} lives on a CUDA GPU and reading it needs CuPy: "
+            "pip install 'gpugraph[gpu]'"
+        ) from exc
+    return cupy
+
+
+def _from_dlpack(xp, obj):
+    try:
+        return xp.from_dlpack(obj)
+    except (BufferError, RuntimeError, TypeError) as exc:
+        raise InvalidParameterError(
+            f"{type(obj).__name__} cannot share its memory through DLPack: {exc}"
+        ) from exc
 
 
 def array_module(array):

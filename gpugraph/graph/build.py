@@ -17,6 +17,12 @@ Duplicate edges (``duplicates=``)
     ``(v, u)`` are the same edge.
 Undirected inputs
     Each edge is given once; both directions are stored (a self-loop once).
+Input arrays
+    NumPy and CuPy arrays, anything with ``__dlpack__`` (PyTorch, JAX, ... on the CPU or a CUDA
+    GPU) and array-likes (lists). Host arrays and tensors are read in place (a NumPy view, no
+    copy); GPU arrays and tensors too (a CuPy view) when the graph is built on a GPU, where the
+    whole build runs on the device, and are copied to the host once otherwise. A host input of a
+    GPU build is checked and relabelled on the host and then copied to the device once.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpugraph import config
-from gpugraph.backend import Backend, array_module, get_backend, to_numpy
+from gpugraph.backend import Backend, array_module, as_array, get_backend, to_numpy
 from gpugraph.backend.kernels import launch_cuda_kernel, run_cpu_kernel
 from gpugraph.errors import EmptyGraphError, InvalidParameterError, VertexIdError
 from gpugraph.graph import _cpu_kernels
@@ -54,9 +60,10 @@ def from_edges(
     Parameters
     ----------
     src, dst:
-        Integer array-likes (NumPy, CuPy, lists) with one entry per edge.
+        Integer arrays with one entry per edge: NumPy, CuPy, PyTorch or any DLPack tensor, or
+        lists (see "Input arrays" in the module docstring for when they are copied).
     weights:
-        Optional numeric array-like with one weight per edge.
+        Optional numeric array of the same kinds with one weight per edge.
     num_vertices:
         Vertex count; ids must then lie in ``[0, num_vertices)``. ``None``: see ``relabel``.
     directed:
@@ -83,12 +90,16 @@ def from_edges(
     VertexIdError
         For negative ids or ids outside ``[0, num_vertices)``.
     InvalidParameterError
-        For unknown policies or arrays of different lengths.
+        For unknown policies, arrays of different lengths, or a tensor that cannot be shared
+        through DLPack.
+    DeviceError
+        If ``device`` cannot be used, or an input lives on a GPU and CuPy is not installed.
     """
+    backend = get_backend(device)
     edge_list = EdgeList(
-        src=to_numpy(src),
-        dst=to_numpy(dst),
-        weights=None if weights is None else to_numpy(weights),
+        src=_input_array(src, backend),
+        dst=_input_array(dst, backend),
+        weights=None if weights is None else _input_array(weights, backend),
         num_vertices=num_vertices,
         directed=directed,
         source=name,
@@ -98,7 +109,7 @@ def from_edges(
         relabel=relabel,
         self_loops=self_loops,
         duplicates=duplicates,
-        device=device,
+        device=backend,
         name=name,
     )
 
@@ -135,12 +146,10 @@ def from_edge_list(
     src, dst = _as_int_ids(edge_list.src, where, xp), _as_int_ids(edge_list.dst, where, xp)
     weights = edge_list.weights
     if weights is not None:
-        weights = xp.asarray(weights) if xp is not np else to_numpy(weights)
-        if weights.dtype.kind not in "iuf":
-            raise InvalidParameterError(f"{where}: weights must be real numbers, got {weights.dtype}")
+        weights = _real_weights(xp.asarray(weights) if xp is not np else to_numpy(weights), where)
 
     src, dst, num_vertices, original_ids, id_offset = _map_ids(edge_list, src, dst, relabel, where)
-    vertex_dtype = np.int32 if num_vertices <= config.INT32_VERTEX_LIMIT else np.int64
+    vertex_dtype = _vertex_dtype(num_vertices)
     src = src.astype(vertex_dtype, copy=False)
     dst = dst.astype(vertex_dtype, copy=False)
 
@@ -187,16 +196,23 @@ def from_csr(
 ) -> Graph:
     """Build a graph from CSR arrays, checking them (rows are sorted if they are not).
 
+    A directed CSR whose rows are already sorted is stored as it is, without a sort: the graph
+    then shares ``indices`` and ``weights`` with the input (no copy) when they already have the
+    graph's types (int32 destinations below 2^31 vertices, int64 beyond) and live where the
+    graph is built, and ``indptr`` when it is int64. Changing those arrays afterwards changes
+    the graph.
+
     Parameters
     ----------
     indptr:
         Offsets, length ``n + 1``, starting at 0, non-decreasing.
     indices:
-        Destinations in ``[0, n)``. For undirected graphs the arrays must already be symmetric.
+        Destinations in ``[0, n)``. For undirected graphs the arrays must already be symmetric;
+        the entries with ``row <= destination`` give the edges.
     weights:
         Optional, one per entry.
     directed, device, name:
-        As :func:`from_edges`.
+        As :func:`from_edges`; the arrays may be of any kind :func:`from_edges` takes.
 
     Returns
     -------
@@ -205,41 +221,67 @@ def from_csr(
     Raises
     ------
     InvalidParameterError
-        If the offsets are malformed.
+        If the offsets are malformed, or ``weights`` has not one entry per index.
     VertexIdError
         If an index is out of range.
+    DeviceError
+        As :func:`from_edges`.
     """
-    indptr = to_numpy(indptr).astype(np.int64, copy=False)
-    indices = to_numpy(indices)
-    if indptr.ndim != 1 or indptr.size == 0 or indptr[0] != 0:
-        raise InvalidParameterError("indptr must be a 1-D array starting at 0")
-    if np.any(np.diff(indptr) < 0) or indptr[-1] != indices.size:
-        raise InvalidParameterError(
-            f"indptr must be non-decreasing and end at len(indices)={indices.size}"
+    backend = get_backend(device)
+    where = name or "CSR arrays"
+    with backend.activate():
+        indices = _input_array(indices, backend)
+        xp = array_module(indices)
+        indices = _as_int_ids(indices, where, xp)
+        indptr = _input_array(indptr, backend, xp).astype(np.int64, copy=False)
+        if weights is not None:
+            weights = _real_weights(_input_array(weights, backend, xp), where)
+        num_vertices = _checked_offsets(indptr, indices, weights)
+        if directed and _rows_sorted(indptr, indices, xp):
+            if indices.size:
+                _check_declared_range(int(indices.min()), int(indices.max()), 0, num_vertices, where)
+            # On a GPU build host arrays are copied up here, device arrays stay as they are.
+            return Graph(
+                backend.asarray(indptr),
+                backend.asarray(indices.astype(_vertex_dtype(num_vertices), copy=False)),
+                None if weights is None else backend.asarray(weights),
+                directed=True,
+                num_edges=int(indices.size),
+                backend=backend,
+                name=name,
+            )
+        src = xp.repeat(xp.arange(num_vertices, dtype=np.int64), xp.diff(indptr))
+        if not directed:
+            # A symmetric CSR lists each undirected edge twice: keep one direction per edge.
+            upper = src <= indices
+            src, indices = src[upper], indices[upper]
+            weights = None if weights is None else weights[upper]
+        return from_edges(
+            src,
+            indices,
+            weights,
+            num_vertices=num_vertices,
+            directed=directed,
+            device=backend,
+            name=name,
         )
-    num_vertices = indptr.size - 1
-    src = np.repeat(np.arange(num_vertices, dtype=np.int64), np.diff(indptr))
-    if directed:
-        return from_edges(src, indices, weights, num_vertices=num_vertices, device=device, name=name)
-    # A symmetric CSR lists each undirected edge twice: keep one direction per edge.
-    upper = src <= to_numpy(indices)
-    return from_edges(
-        src[upper],
-        indices[upper],
-        None if weights is None else to_numpy(weights)[upper],
-        num_vertices=num_vertices,
-        directed=False,
-        device=device,
-        name=name,
-    )
 
 
 def from_scipy(matrix, *, directed: bool = True, device=None, name: str | None = None) -> Graph:
     """Build a graph from a SciPy sparse matrix or array (entry ``(i, j)`` is an edge i -> j).
 
-    Explicitly stored entries become edges and their values weights (also explicit zeros).
-    For ``directed=False`` the matrix must be symmetric; its upper triangle (with the diagonal)
-    gives the edges.
+    Explicitly stored entries become edges and their values weights (also explicit zeros); a
+    boolean matrix gives an unweighted graph. For ``directed=False`` the matrix must be
+    symmetric; its upper triangle (with the diagonal) gives the edges. A directed graph from a
+    CSR matrix goes through :func:`from_csr`, so with sorted rows (SciPy's canonical form) and
+    int32 indices the graph shares ``indices`` and ``data`` with the matrix instead of copying.
+
+    Parameters
+    ----------
+    matrix:
+        A square ``scipy.sparse`` matrix or array in any format.
+    directed, device, name:
+        As :func:`from_edges`.
 
     Returns
     -------
@@ -256,6 +298,9 @@ def from_scipy(matrix, *, directed: bool = True, device=None, name: str | None =
         raise InvalidParameterError(f"expected a scipy.sparse matrix, got {type(matrix).__name__}")
     if matrix.shape[0] != matrix.shape[1]:
         raise InvalidParameterError(f"adjacency matrix must be square, got shape {matrix.shape}")
+    if directed and matrix.format == "csr":
+        data = None if matrix.dtype == np.bool_ else matrix.data
+        return from_csr(matrix.indptr, matrix.indices, data, device=device, name=name)
     coo = matrix.tocoo()
     weights = None if coo.dtype == np.bool_ else coo.data
     if directed:
@@ -332,6 +377,20 @@ def from_pandas(
 ) -> Graph:
     """Build a graph from a pandas DataFrame of edges (ids relabelled densely, see module doc).
 
+    Columns backed by NumPy arrays are read without a copy (``Series.to_numpy``), as
+    :func:`from_edges` reads arrays.
+
+    Parameters
+    ----------
+    frame:
+        The DataFrame, one row per edge.
+    source, target:
+        Names of the columns of the edges' end points (integer ids).
+    weight:
+        Name of the column of edge weights, or ``None`` for an unweighted graph.
+    directed, device, name:
+        As :func:`from_edges`.
+
     Returns
     -------
     Graph
@@ -362,6 +421,54 @@ def _check_policy(option: str, value: str, allowed: tuple[str, ...]) -> None:
         raise InvalidParameterError(f"{option}={value!r} is not one of {', '.join(allowed)}")
 
 
+def _input_array(values, backend: Backend, xp=None):
+    """``values`` as an array for a build on ``backend``, copied only where it has to move.
+
+    Host data stays where it is (a NumPy view). GPU data stays on the GPU when the build is on
+    one (moved to the backend's device if it is on another) and comes to the host otherwise.
+    ``xp`` asks for one module (NumPy or CuPy) whatever the data, to match another array.
+    """
+    array = as_array(values)
+    if xp is None:
+        xp = np if backend.on_host else array_module(array)
+    return to_numpy(array) if xp is np else backend.asarray(array)
+
+
+def _vertex_dtype(num_vertices: int):
+    return np.int32 if num_vertices <= config.INT32_VERTEX_LIMIT else np.int64
+
+
+def _real_weights(weights, where: str):
+    if weights.dtype.kind not in "iuf":
+        raise InvalidParameterError(f"{where}: weights must be real numbers, got {weights.dtype}")
+    return weights
+
+
+def _checked_offsets(indptr, indices, weights) -> int:
+    """Check CSR offsets (and the weights' length) against ``indices``; return ``n``."""
+    if indptr.ndim != 1 or indptr.size == 0 or int(indptr[0]) != 0:
+        raise InvalidParameterError("indptr must be a 1-D array starting at 0")
+    if bool((indptr[1:] < indptr[:-1]).any()) or int(indptr[-1]) != indices.size:
+        raise InvalidParameterError(
+            f"indptr must be non-decreasing and end at len(indices)={indices.size}"
+        )
+    if weights is not None and weights.shape[0] != indices.size:
+        raise InvalidParameterError(
+            f"weights has {weights.shape[0]} entries, expected one per index ({indices.size})"
+        )
+    return int(indptr.size) - 1
+
+
+def _rows_sorted(indptr, indices, xp) -> bool:
+    """Whether the destinations of every CSR row are non-decreasing (the order a Graph keeps)."""
+    if indices.size < 2:
+        return True
+    row_start = xp.zeros(indices.size, dtype=bool)
+    starts = indptr[:-1]
+    row_start[starts[starts < indices.size]] = True
+    return bool((row_start[1:] | (indices[1:] >= indices[:-1])).all())
+
+
 def _as_int_ids(ids, where: str, xp=np):
     ids = xp.asarray(ids) if xp is not np else to_numpy(ids)
     if ids.ndim != 1:
@@ -390,11 +497,7 @@ def _map_ids(edge_list: EdgeList, src, dst, relabel, where):
         n = int(edge_list.num_vertices)
         if src.size:
             low, high = min(int(src.min()), int(dst.min())), max(int(src.max()), int(dst.max()))
-            if low < base or high >= base + n:
-                bad = low if low < base else high
-                raise VertexIdError(
-                    f"{where}: vertex id {bad} outside the declared range [{base}, {base + n - 1}]"
-                )
+            _check_declared_range(low, high, base, n, where)
         if base:
             src, dst = src - base, dst - base
         return src, dst, n, None, base
@@ -402,6 +505,15 @@ def _map_ids(edge_list: EdgeList, src, dst, relabel, where):
         n = max(int(src.max()), int(dst.max())) + 1 if src.size else 0
         return src, dst, n, None, 0
     return _relabel_dense(src, dst)
+
+
+def _check_declared_range(low: int, high: int, base: int, n: int, where: str) -> None:
+    """Raise VertexIdError unless the ids ``low..high`` lie in ``[base, base + n)``."""
+    if low < base or high >= base + n:
+        bad = low if low < base else high
+        raise VertexIdError(
+            f"{where}: vertex id {bad} outside the declared range [{base}, {base + n - 1}]"
+        )
 
 
 def _relabel_dense(src, dst):

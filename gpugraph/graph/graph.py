@@ -15,16 +15,55 @@ input does (an undirected edge once); ``num_arcs`` counts stored CSR entries.
 Internal vertex ids are ``0..n-1``. ``original_ids`` (sorted, int64) maps them back to the ids of
 the input when those were sparse or arbitrary; otherwise original id = internal id + ``id_offset``
 (1 for the 1-based formats: DIMACS, PACE, METIS, Matrix Market).
+
+Other libraries' objects come out of :meth:`Graph.to_scipy` (sharing the CSR arrays),
+:meth:`Graph.to_pandas` and :meth:`Graph.to_networkx` (docs/interop.md).
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 import numpy as np
 
+from gpugraph import config
 from gpugraph.backend import Backend, get_backend, to_numpy
-from gpugraph.errors import VertexIdError
+from gpugraph.errors import InvalidParameterError, VertexIdError
+
+#: How to install each optional package that a conversion imports.
+_INSTALL_HINTS = {
+    "cupy": "pip install 'gpugraph[gpu]'",
+    "networkx": "pip install 'gpugraph[interop]'",
+    "pandas": "pip install 'gpugraph[interop]'",
+    "torch": "pip install torch",
+}
+
+
+def optional_module(name: str, needed_by: str):
+    """Import the optional package ``name`` that ``needed_by`` (a method's name) uses.
+
+    Parameters
+    ----------
+    name:
+        ``"cupy"``, ``"networkx"``, ``"pandas"`` or ``"torch"``.
+    needed_by:
+        What needs it, for the message, e.g. ``"Graph.to_networkx"``.
+
+    Returns
+    -------
+    module
+
+    Raises
+    ------
+    ImportError
+        If the package is not installed; the message says what needs it and how to install it.
+    """
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        message = f"{needed_by} needs {name}, which is not installed: {_INSTALL_HINTS[name]}"
+        raise ImportError(message) from exc
 
 
 @dataclass(frozen=True)
@@ -355,6 +394,136 @@ class Graph:
         xp = self.backend.xp
         src = xp.repeat(xp.arange(self.num_vertices, dtype=self.indices.dtype), self.out_degree())
         return src, self.indices, self.weights
+
+    def _edges_once(self):
+        """New host arrays ``(source, target, weights)`` in original ids, in CSR order: every
+        directed edge, every undirected edge once as ``source <= target``."""
+        with self.backend.activate():
+            src, dst, weights = self.edges()
+            if not self.directed:
+                once = src <= dst
+                src, dst = src[once], dst[once]
+                weights = None if weights is None else weights[once]
+            elif weights is not None:
+                weights = weights.copy()  # the caller's arrays must not be the graph's
+        weights = None if weights is None else to_numpy(weights)
+        return self.to_original(src), self.to_original(dst), weights
+
+    # --- other libraries ---------------------------------------------------------------------
+    def to_scipy(self, *, copy: bool = False):
+        """Return the adjacency matrix: entry ``(u, v)`` for each stored arc ``u -> v``.
+
+        Rows and columns are internal ids (:meth:`to_original` maps them back). An undirected
+        graph gives a symmetric matrix, parallel edges give duplicate entries, and an
+        unweighted graph gives a boolean matrix (one byte of ``True`` per arc, which
+        :func:`gpugraph.from_scipy` reads back as unweighted).
+
+        Without ``copy`` the matrix shares a host graph's memory: ``data`` is :attr:`weights`
+        and ``indices`` is :attr:`indices`, so writing to them changes the graph. ``indptr`` is
+        shared as well when the ids are int64; with int32 ids it is an int32 copy (SciPy wants
+        one index type for both arrays, and the offsets are the short one). Past 2^31 arcs with
+        int32 ids, ``indices`` is an int64 copy instead. A GPU graph is copied to the host.
+
+        Parameters
+        ----------
+        copy:
+            Give the matrix arrays of its own instead of the graph's.
+
+        Returns
+        -------
+        scipy.sparse.csr_array
+            Shape ``(n, n)``.
+        """
+        import scipy.sparse
+
+        indices = to_numpy(self.indices)
+        index_dtype = indices.dtype if self.num_arcs <= np.iinfo(indices.dtype).max else np.int64
+        own = copy and self.backend.on_host  # a GPU graph's arrays arrive as new host arrays
+        indptr = to_numpy(self.indptr).astype(index_dtype, copy=own)
+        indices = indices.astype(index_dtype, copy=own)
+        if self.weights is None:
+            data = np.ones(self.num_arcs, dtype=np.bool_)
+        else:
+            data = to_numpy(self.weights)
+            data = data.copy() if own else data
+        n = self.num_vertices
+        matrix = scipy.sparse.csr_array((data, indices, indptr), shape=(n, n), copy=False)
+        matrix.has_sorted_indices = True  # rows are sorted by construction: spares SciPy a pass
+        return matrix
+
+    def to_pandas(self):
+        """Return the edges as a pandas DataFrame in original ids.
+
+        Columns ``source``, ``target`` and, for a weighted graph, ``weight``; one row per edge as
+        the input counts them (:attr:`num_edges`): an undirected edge once, as
+        ``source <= target``. Vertices without edges do not appear. The frame's columns are new
+        arrays (sources are expanded from the offsets and ids mapped back), and
+        ``gpugraph.from_pandas(frame, weight="weight", directed=graph.directed)`` builds the
+        graph again, but for isolated vertices.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Raises
+        ------
+        ImportError
+            If pandas is not installed.
+        """
+        pandas = optional_module("pandas", "Graph.to_pandas")
+        source, target, weights = self._edges_once()
+        columns = {"source": source, "target": target}
+        if weights is not None:
+            columns["weight"] = weights
+        return pandas.DataFrame(columns, copy=False)
+
+    def to_networkx(
+        self, *, weight: str = "weight", max_edges: int | None = config.TO_NETWORKX_MAX_EDGES
+    ):
+        """Return the graph as a ``networkx.DiGraph`` (directed) or ``networkx.Graph``.
+
+        Nodes are the original ids of every vertex, isolated ones too, in increasing order;
+        each edge carries its weight in the attribute ``weight``. NetworkX's graphs hold one
+        edge per pair, so parallel edges (``duplicates="keep"``) become one edge with the last
+        copy's weight. Per-vertex results go onto the nodes with
+        ``networkx.set_node_attributes(nx_graph, result.by_original_id("rank"), "rank")``.
+
+        Parameters
+        ----------
+        weight:
+            Name of the edge attribute that holds the weights (unweighted graphs get none).
+        max_edges:
+            Refuse graphs with more edges than this; ``None`` converts any graph. NetworkX
+            keeps Python objects for every edge (``config.TO_NETWORKX_MAX_EDGES`` says how
+            much), so this is for small graphs.
+
+        Returns
+        -------
+        networkx.DiGraph or networkx.Graph
+
+        Raises
+        ------
+        InvalidParameterError
+            If the graph has more than ``max_edges`` edges.
+        ImportError
+            If NetworkX is not installed.
+        """
+        if max_edges is not None and self.num_edges > max_edges:
+            raise InvalidParameterError(
+                f"to_networkx: the graph {self._label().strip()} has {self.num_edges:,} edges, more "
+                f"than max_edges={max_edges:,}; pass a larger max_edges, or max_edges=None, to "
+                "convert it anyway"
+            )
+        networkx = optional_module("networkx", "Graph.to_networkx")
+        nx_graph = networkx.DiGraph() if self.directed else networkx.Graph()
+        nx_graph.add_nodes_from(self.to_original(np.arange(self.num_vertices)).tolist())
+        source, target, weights = self._edges_once()
+        sources, targets = source.tolist(), target.tolist()
+        if weights is None:
+            nx_graph.add_edges_from(zip(sources, targets))
+        else:
+            nx_graph.add_weighted_edges_from(zip(sources, targets, weights.tolist()), weight=weight)
+        return nx_graph
 
     def equals(self, other: "Graph") -> bool:
         """Whether two graphs have identical structure, weights, direction and id mapping
