@@ -27,7 +27,10 @@ WIKI_VOTE = EXAMPLES.parents[1] / "shared" / "datasets" / "wiki-Vote.txt.gz"
 TINY_SNAP = EXAMPLES / "data" / "tiny-snap.txt"
 #: NetworkX's PageRank is run for the cross-check on graphs with fewer edges than this.
 NETWORKX_MAX_EDGES = 200_000
+#: How many of the top vertices must agree with NetworkX.
 CHECKED = 5
+#: Inside Jupyter the kernel's command line is not ours, and exiting would stop the kernel.
+NOTEBOOK = "ipykernel" in sys.modules
 
 parser = argparse.ArgumentParser(description="The vertices of highest PageRank of a SNAP graph, plotted.")
 parser.add_argument("graph", nargs="?", type=Path, default=WIKI_VOTE if WIKI_VOTE.exists() else TINY_SNAP,
@@ -35,8 +38,9 @@ parser.add_argument("graph", nargs="?", type=Path, default=WIKI_VOTE if WIKI_VOT
 parser.add_argument("--top", type=int, default=20, help="vertices to list and plot (default 20)")
 parser.add_argument("--out", type=Path, default=Path("top_pagerank.png"), help="PNG file for the plot")
 parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N (default: GPUGRAPH_DEVICE, else auto)")
-# In a notebook the kernel's own command line is not ours: use the defaults there.
-args = parser.parse_args([] if "ipykernel" in sys.modules else None)
+args = parser.parse_args([] if NOTEBOOK else None)
+if args.top < 1:
+    parser.error(f"--top must be at least 1, got {args.top}")
 
 # %% [markdown]
 # ## Load the graph
@@ -93,7 +97,7 @@ try:
 except ImportError:
     sys.exit("matplotlib is needed for the plot: pip install 'matplotlib>=3.8'")
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
+import matplotlib.pyplot as plt  # after choosing the backend
 
 figure, axes = plt.subplots(figsize=(7, 0.25 * top + 1.2))
 axes.barh(np.arange(top), rank[order], color="tab:blue")
@@ -136,5 +140,5 @@ else:
           f"{max(abs(expected[vertex] - rank[graph.to_internal([vertex])[0]]) for vertex in ours):.1e})")
 
 # %%
-if __name__ == "__main__":
+if __name__ == "__main__" and not NOTEBOOK:
     sys.exit(0 if agree else 1)

@@ -25,7 +25,6 @@ import inspect
 import pkgutil
 import re
 import sys
-import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -151,7 +150,12 @@ def _constant_comments(module) -> dict[str, str]:
     lines = source.splitlines()
     found = {}
     for node in ast.parse(source).body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        else:
+            continue
         for target in targets:
             if isinstance(target, ast.Name) and not target.id.startswith("_"):
                 comment, row = [], node.lineno - 2
@@ -179,18 +183,16 @@ class _Reference:
 
     def __init__(self, modules: dict[str, object]):
         self.modules = modules
-        self.home = {}  # id(object) -> (page file, anchor)
-        self._keep = []  # objects whose ids are keys of self.home
+        self.home = {}  # class or function -> (page file, anchor) of its full entry
         members = {name: module_members(module) for name, module in modules.items()}
         for defining_pass in (True, False):
             for module_name, module in modules.items():
                 for name, value in members[module_name]:
-                    if _kind(value) not in ("class", "function") or id(value) in self.home:
+                    if _kind(value) not in ("class", "function") or value in self.home:
                         continue
                     if defining_pass and not _defined_in(value, module):
                         continue
-                    self.home[id(value)] = (_page_name(module_name), name)
-                    self._keep.append(value)
+                    self.home[value] = (_page_name(module_name), name)
         self.members = members
 
     def index_page(self) -> str:
@@ -220,7 +222,7 @@ class _Reference:
             kind = _kind(value)
             if kind == "constant":
                 lines += ["", *_constant(member, value, comments.get(member, ""))]
-            elif kind != "module" and self.home.get(id(value)) == (_page_name(name), member):
+            elif kind in ("class", "function") and self.home.get(value) == (_page_name(name), member):
                 lines += ["", *(_class(member, value) if kind == "class" else _function(member, value))]
         return "\n".join(lines) + "\n"
 
@@ -228,37 +230,41 @@ class _Reference:
         if _kind(value) == "module":
             page = _page_name(value.__name__)
             return f"[`{member}`]({page})" if value.__name__ in self.modules else f"`{member}`"
-        page, anchor = self.home.get(id(value), (_page_name(module_name), member))
+        here = (_page_name(module_name), member)
+        page, anchor = self.home.get(value, here) if _kind(value) in ("class", "function") else here
         target = f"#{_anchor(anchor)}" if page == _page_name(module_name) else f"{page}#{_anchor(anchor)}"
         return f"[`{member}`]({target})"
 
 
-def _function(name: str, function, owner: str | None = None) -> list[str]:
-    qualified = f"{owner}.{name}" if owner else name
+def _function(name: str, function) -> list[str]:
     function = getattr(function, "py_func", function)
-    heading = "####" if owner else "###"
-    return [f'<a id="{_anchor(qualified)}"></a>', "", f"{heading} `{qualified}`", "",
-            *_signature_block(name, _signature(function)), "", *_text_block(inspect.getdoc(function) or "")]
+    return _entry(name, f"### `{name}`", _signature_block(name, _signature(function)), function)
 
 
 def _class(name: str, cls) -> list[str]:
     bases = [base for base in cls.__bases__ if base is not object]
-    header = [f'<a id="{_anchor(name)}"></a>', "", f"### class `{name}`", ""]
-    header += _signature_block(f"class {name}", _class_signature(cls))
-    if bases:
-        header += ["", "Bases: " + ", ".join(f"`{_qualified_name(base)}`" for base in bases)]
-    header += ["", *_text_block(inspect.getdoc(cls) or "")]
+    notes = ["Bases: " + ", ".join(f"`{_qualified_name(base)}`" for base in bases)] if bases else []
+    lines = _entry(name, f"### class `{name}`", _signature_block(f"class {name}", _class_signature(cls)), cls, notes)
     for member, kind, value in _class_members(cls):
+        qualified = f"{name}.{member}"
         if kind == "property":
-            header += ["", f'<a id="{_anchor(f"{name}.{member}")}"></a>', "", f"#### `{name}.{member}` (property)", "",
-                       *_text_block(inspect.getdoc(value) or "")]
-        else:
-            bound = getattr(cls, member)  # a classmethod's signature without cls
-            signature = _signature(bound if kind != "method" else value, drop_first=kind == "method")
-            header += ["", f'<a id="{_anchor(f"{name}.{member}")}"></a>', "",
-                       f"#### `{name}.{member}`" + (f" ({kind})" if kind != "method" else ""), "",
-                       *_signature_block(member, signature), "", *_text_block(inspect.getdoc(value) or "")]
-    return header
+            lines += ["", *_entry(qualified, f"#### `{qualified}` (property)", [], value)]
+            continue
+        # Through the class, a classmethod is bound (no ``cls``); a plain method still has ``self``.
+        signature = _signature(value, drop_first=True) if kind == "method" else _signature(getattr(cls, member))
+        heading = f"#### `{qualified}`" + ("" if kind == "method" else f" ({kind})")
+        lines += ["", *_entry(qualified, heading, _signature_block(member, signature), value)]
+    return lines
+
+
+def _entry(anchor: str, heading: str, signature_lines: list[str], documented, notes: list[str] = ()) -> list[str]:
+    """Anchor, heading, signature block (if any), notes and docstring of one class, function or member."""
+    lines = [f'<a id="{_anchor(anchor)}"></a>', "", heading]
+    if signature_lines:
+        lines += ["", *signature_lines]
+    for note in notes:
+        lines += ["", note]
+    return lines + ["", *_text_block(inspect.getdoc(documented) or "")]
 
 
 def _class_members(cls) -> list[tuple[str, str, object]]:
@@ -363,14 +369,8 @@ def _signature_block(name: str, signature: inspect.Signature | None) -> list[str
     one_line = f"{name}{signature}"
     if len(one_line) <= SIGNATURE_WIDTH:
         return ["```python", one_line, "```"]
-    text = str(signature)
-    returns = ""
-    if signature.return_annotation is not inspect.Signature.empty:
-        text, _, returns = text.rpartition(" -> ")
-        returns = f" -> {returns}"
-    inner = text[1:-1]
-    parts = [str(parameter) for parameter in signature.parameters.values()]
-    parts = _with_markers(signature, parts) if inner else []
+    returns = "" if signature.return_annotation is inspect.Signature.empty else f" -> {signature.return_annotation!r}"
+    parts = _with_markers(signature, [str(parameter) for parameter in signature.parameters.values()])
     return ["```python", f"{name}(", *(f"    {part}," for part in parts), f"){returns}", "```"]
 
 
@@ -395,7 +395,7 @@ def _text_block(text: str) -> list[str]:
     text = text.rstrip() or "(no docstring)"
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
-    return [f"{fence}text", *textwrap.dedent(text).splitlines(), fence]
+    return [f"{fence}text", *text.splitlines(), fence]
 
 
 def _summary(value) -> str:
