@@ -262,12 +262,17 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
 
 # --- components ----------------------------------------------------------------------------
 def _component_sets(G, labels):
-    """Sets of node labels per component, in the order NetworkX finds them (by first node)."""
+    """Sets of node labels per component, in the order NetworkX finds them (by first node).
+
+    The library labels each component with its smallest vertex id, which is its first node, so
+    sorting by label orders the components as NetworkX does.
+    """
     order = np.argsort(labels, kind="stable")
     bounds = np.flatnonzero(np.diff(labels[order])) + 1
-    groups = np.split(order, bounds) if order.size else []
-    for group in sorted(groups, key=lambda members: members[0]):
-        yield set(G.labels(group))
+    members = G.labels(order)
+    starts, ends = [0, *bounds.tolist()], [*bounds.tolist(), len(members)]
+    for start, end in zip(starts, ends):
+        yield set(members[start:end])
 
 
 def _component_labels(G, module):

@@ -18,6 +18,7 @@ when ``G`` is mutated through its methods), so repeated calls convert nothing.
 from __future__ import annotations
 
 import itertools
+import operator
 
 import numpy as np
 
@@ -205,11 +206,11 @@ def _adjacency(G):
 
 
 def _arc_weights(adj, multigraph: bool, weight: str, default, arcs: int):
+    values_of = operator.methodcaller("values")
+    records = itertools.chain.from_iterable(map(values_of, adj.values()))  # edge data, arc order
     if multigraph:
-        records = (data for nbrs in adj.values() for keys in nbrs.values() for data in keys.values())
-    else:
-        records = (data for nbrs in adj.values() for data in nbrs.values())
-    values = np.asarray([data.get(weight, default) for data in records])
+        records = itertools.chain.from_iterable(map(values_of, records))
+    values = np.asarray(list(map(operator.methodcaller("get", weight, default), records)))
     if arcs == 0:
         return np.zeros(0, dtype=np.float64)
     if values.dtype == np.bool_ or not np.issubdtype(values.dtype, np.number):
