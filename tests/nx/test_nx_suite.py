@@ -10,7 +10,7 @@ import pytest
 from gpugraph.nx import FUNCTIONS
 
 REPO = Path(__file__).resolve().parents[2]
-# Supported functions NetworkX's own tests never call (they are covered by tests/nx/test_backend.py).
+# Supported functions NetworkX's own tests never call (they are covered by tests/nx/test_nx_backend.py).
 NOT_CALLED_BY_NETWORKX_TESTS = set()
 
 
