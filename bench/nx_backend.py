@@ -13,9 +13,10 @@ Builds a NetworkX ``DiGraph`` from a Graph500 RMAT edge list (scale 22, edge fac
 Every device in ``--devices`` is timed (``cuda`` needs a GPU). Kernels are compiled on a small graph
 first so compile time is not counted. Prints a table and writes JSON (``--json``).
 
-Usage::
+Usage (plain NetworkX's PageRank alone takes minutes at scale 22, hence two runs on the GPU machine)::
 
-    python bench/nx_backend.py --scale 22 --devices cuda,cpu --networkx --json out.json
+    python bench/nx_backend.py --scale 22 --devices cuda,cpu --networkx weakly_connected_components,bfs_layers
+    python bench/nx_backend.py --scale 22 --devices cpu --functions pagerank --networkx pagerank
 """
 
 from __future__ import annotations
@@ -44,24 +45,29 @@ NX_CUGRAPH_LIVEJOURNAL = {"pagerank": 1.19, "weakly_connected_components": 1.17,
 
 
 def build_networkx(scale: int, edge_factor: int, seed: int):
-    """The NetworkX DiGraph of an RMAT edge list: one arc per distinct generated (src, dst) pair,
-    as NetworkX stores them.
+    """The NetworkX DiGraph of an RMAT edge list, as ``add_edges_from`` in generation order
+    builds it: one arc per distinct (src, dst) pair, neighbours in the order first generated.
 
     ``add_edges_from`` needs many minutes for 60M edges, so the adjacency dicts are filled in
-    bulk: the same dict-of-dicts (successor and predecessor maps sharing one attribute dict per
-    edge) that ``add_edges_from`` would build, with neighbours in sorted order.
-    :func:`main` checks the two builds give equal graphs on a small RMAT graph.
+    bulk (successor and predecessor maps sharing one attribute dict per edge, as NetworkX does).
+    :func:`main` checks on a small RMAT graph that both builds hold the same adjacency in the same
+    order.
     """
     edges = rmat_edges(scale, edge_factor=edge_factor, seed=seed, device="cpu", progress=False)
     n = 1 << scale
-    pairs = np.sort(to_numpy(edges.src).astype(np.int64) * n + to_numpy(edges.dst))
-    src, dst = np.divmod(pairs[np.r_[True, pairs[1:] != pairs[:-1]]], n)
-    del edges, pairs
+    src, dst = to_numpy(edges.src).astype(np.int64), to_numpy(edges.dst).astype(np.int64)
+    del edges
+    by_pair = np.argsort(src * n + dst, kind="stable")
+    pairs = (src * n + dst)[by_pair]
+    first = np.sort(by_pair[np.r_[True, pairs[1:] != pairs[:-1]]])  # first occurrences, in order
+    del by_pair, pairs
+    src, dst = src[first], dst[first]
     G = nx.DiGraph()
     G.add_nodes_from(range(n))
     data = [{} for _ in range(len(src))]
-    _fill(G._succ, src, dst.tolist(), data)
-    by_dst = np.argsort(dst * n + src)
+    by_src = np.argsort(src, kind="stable")
+    _fill(G._succ, src[by_src], dst[by_src].tolist(), [data[i] for i in by_src.tolist()])
+    by_dst = np.argsort(dst, kind="stable")
     _fill(G._pred, dst[by_dst], src[by_dst].tolist(), [data[i] for i in by_dst.tolist()])
     return G
 
@@ -108,13 +114,21 @@ def main() -> None:
     parser.add_argument("--edge-factor", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--devices", default="cpu", help="comma-separated, e.g. cuda,cpu")
-    parser.add_argument("--networkx", action="store_true", help="also time plain NetworkX and check answers")
+    parser.add_argument("--functions", default=",".join(FUNCTIONS), help="comma-separated subset of " + ", ".join(FUNCTIONS))
+    parser.add_argument("--networkx", nargs="?", const=",".join(FUNCTIONS), default="",
+                        help="also time plain NetworkX (all functions, or a comma-separated subset) and check answers")
     parser.add_argument("--json")
     options = parser.parse_args()
+    chosen, plain = (list(filter(None, names.split(","))) for names in (options.functions, options.networkx))
+    if not set(chosen + plain) <= FUNCTIONS.keys():
+        parser.error(f"unknown function in {chosen + plain}; choose from {', '.join(FUNCTIONS)}")
     warnings.filterwarnings("ignore", message="Note: conversions to backend graphs")
 
     small = build_networkx(10, 8, 0)
-    if not nx.utils.graphs_equal(small, _build_by_add_edges(10, 8, 0)):
+    reference = _build_by_add_edges(10, 8, 0)
+    if not all(list(a.items()) == list(b.items()) for built, expected in ((small._succ, reference._succ),
+                                                                          (small._pred, reference._pred))
+               for a, b in zip(built.values(), expected.values())):
         raise SystemExit("the bulk NetworkX build differs from add_edges_from")
     G, build_s = _timed(lambda: build_networkx(options.scale, options.edge_factor, options.seed))
     source = max(G, key=G.out_degree)
@@ -134,7 +148,8 @@ def main() -> None:
     for device in filter(None, options.devices.split(",")):
         answers.clear()  # keep the last device's answers only (memory)
         nx.config.backends.gpugraph.device = device
-        for name, call in FUNCTIONS.items():
+        for name in chosen:
+            call = FUNCTIONS[name]
             call(small, 0, backend="gpugraph")  # compile
             G.__networkx_cache__.clear()
             answers[name], first_s = _timed(lambda: call(G, source, backend="gpugraph"))
@@ -143,14 +158,13 @@ def main() -> None:
                                    "nx_cugraph_livejournal_s": NX_CUGRAPH_LIVEJOURNAL[name]})
             save()
             print(f"{device:5s} {name:28s} first {first_s:7.2f} s  cached {cached_s:7.2f} s", flush=True)
-    if options.networkx:
-        for name, call in FUNCTIONS.items():
-            expected, networkx_s = _timed(lambda: call(G, source, backend="networkx"))
-            same = _same(name, answers.pop(name), expected) if name in answers else None
-            record.setdefault("networkx_rows", {})[name] = {"networkx_s": networkx_s, "same_answer": same}
-            save()
-            print(f"networkx {name:28s} {networkx_s:7.2f} s  same answer as {device}: {same}",
-                  flush=True)
+    for name in plain:
+        call = FUNCTIONS[name]
+        expected, networkx_s = _timed(lambda: call(G, source, backend="networkx"))
+        same = _same(name, answers.pop(name), expected) if name in answers else None
+        record.setdefault("networkx_rows", {})[name] = {"networkx_s": networkx_s, "same_answer": same}
+        save()
+        print(f"networkx {name:28s} {networkx_s:7.2f} s  same answer as {device}: {same}", flush=True)
     print("\n| function | device | first call (conversion incl.) s | cached call s | NetworkX s | "
           "nx-cugraph LiveJournal (RTX 3090) s |")
     print("|---|---|---:|---:|---:|---:|")

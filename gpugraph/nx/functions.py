@@ -14,6 +14,8 @@ configured device (``nx.config.backends.gpugraph.device``; default: a GPU when o
 
 from __future__ import annotations
 
+import gc
+
 import networkx as nx
 import numpy as np
 
@@ -27,6 +29,7 @@ from gpugraph.algorithms import sssp as library_sssp
 from gpugraph.algorithms import triangles as library_triangles
 from gpugraph.algorithms import wcc as library_wcc
 from gpugraph.backend import to_numpy
+from gpugraph.config import NX_SETS_PER_BATCH
 from gpugraph.nx._label_propagation import label_propagation
 from gpugraph.nx._ordered_bfs import ordered_bfs
 
@@ -271,8 +274,21 @@ def _component_sets(G, labels):
     bounds = np.flatnonzero(np.diff(labels[order])) + 1
     members = G.labels(order)
     starts, ends = [0, *bounds.tolist()], [*bounds.tolist(), len(members)]
-    for start, end in zip(starts, ends):
-        yield set(members[start:end])
+    for first in range(0, len(starts), NX_SETS_PER_BATCH):
+        spans = zip(starts[first:first + NX_SETS_PER_BATCH], ends[first:first + NX_SETS_PER_BATCH])
+        yield from _without_collector(lambda: [set(members[start:end]) for start, end in spans])
+
+
+def _without_collector(build):
+    """``build()`` with Python's cyclic garbage collector paused (see ``config.NX_SETS_PER_BATCH``);
+    the collector's state is restored before returning."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return build()
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _component_labels(G, module):

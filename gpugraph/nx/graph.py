@@ -40,8 +40,6 @@ class BackendGraph:
         ``None`` or one number per arc.
     directed, multigraph:
         The kind of the NetworkX graph.
-    num_edges:
-        ``G.number_of_edges()``.
     weight_name:
         The edge attribute ``weights`` came from (``None`` when unweighted).
     graph_attrs:
@@ -51,14 +49,13 @@ class BackendGraph:
     __networkx_backend__ = BACKEND_NAME
 
     def __init__(self, nodes, indptr, indices, weights, *, directed: bool, multigraph: bool,
-                 num_edges: int, weight_name: str | None = None, graph_attrs: dict | None = None):
+                 weight_name: str | None = None, graph_attrs: dict | None = None):
         self.nodes = nodes
         self.indptr = indptr
         self.indices = indices
         self.weights = weights
         self.directed = bool(directed)
         self.multigraph = bool(multigraph)
-        self.num_edges = int(num_edges)
         self.weight_name = weight_name
         self.graph = dict(graph_attrs or {})
         self._index = None
@@ -81,8 +78,10 @@ class BackendGraph:
         return len(self.nodes)
 
     def number_of_edges(self) -> int:
-        """Number of edges as NetworkX counts them."""
-        return self.num_edges
+        """Number of edges as NetworkX counts them: the arcs of a directed graph; for an undirected
+        one each edge gives two arcs, a self-loop one (multigraphs: per key)."""
+        arcs = len(self.indices)
+        return arcs if self.directed else (arcs + self.self_loop_count()) // 2
 
     def __contains__(self, node) -> bool:
         try:
@@ -92,7 +91,7 @@ class BackendGraph:
 
     def __repr__(self) -> str:
         kind = ("Multi" if self.multigraph else "") + ("DiGraph" if self.directed else "Graph")
-        return f"BackendGraph({kind}, n={len(self.nodes):,}, m={self.num_edges:,})"
+        return f"BackendGraph({kind}, n={len(self.nodes):,}, m={self.number_of_edges():,})"
 
     # --- ids ---------------------------------------------------------------------------------
     @property
@@ -122,22 +121,14 @@ class BackendGraph:
         ``nodes`` directly. ``weighted=False`` leaves the weights out.
         """
         from gpugraph.backend import get_backend
-        from gpugraph.graph.build import from_edges
+        from gpugraph.graph.build import from_csr
 
         name = get_backend(device).name
         key = (name, weighted and self.weights is not None)
         if key not in self._library_graphs:
-            n = len(self.nodes)
-            src = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.indptr))
-            dst = self.indices
-            weights = self.weights if key[1] else None
-            if not self.directed:  # both arcs are here: give each undirected edge once
-                once = src <= dst
-                src, dst = src[once], dst[once]
-                weights = None if weights is None else weights[once]
-            self._library_graphs[key] = from_edges(
-                src, dst, weights, num_vertices=n, directed=self.directed, device=name,
-                name="networkx graph")
+            self._library_graphs[key] = from_csr(
+                self.indptr, self.indices, self.weights if key[1] else None, directed=self.directed,
+                device=name, name="networkx graph")
         return self._library_graphs[key]
 
 
@@ -188,7 +179,7 @@ def from_networkx(G, *, weight: str | None = None, default=1, graph_attrs: bool 
     weights = None if weight is None else _arc_weights(adj, multigraph, weight, default, arcs)
     converted = BackendGraph(
         nodes, indptr, indices, weights, directed=G.is_directed(), multigraph=multigraph,
-        num_edges=G.number_of_edges(), weight_name=weight, graph_attrs=G.graph if graph_attrs else None)
+        weight_name=weight, graph_attrs=G.graph if graph_attrs else None)
     if not isinstance(nodes, range):
         converted._index = index
     return converted
@@ -206,11 +197,19 @@ def _adjacency(G):
 
 
 def _arc_weights(adj, multigraph: bool, weight: str, default, arcs: int):
+    """One value per arc: each edge's ``weight`` attribute, ``default`` where it has none. A graph
+    whose edges carry no attributes at all (checked at C speed) gets ``default`` everywhere
+    without a Python object per arc."""
     values_of = operator.methodcaller("values")
-    records = itertools.chain.from_iterable(map(values_of, adj.values()))  # edge data, arc order
-    if multigraph:
-        records = itertools.chain.from_iterable(map(values_of, records))
-    values = np.asarray(list(map(operator.methodcaller("get", weight, default), records)))
+
+    def records():  # edge data dicts, arc order
+        data = itertools.chain.from_iterable(map(values_of, adj.values()))
+        return itertools.chain.from_iterable(map(values_of, data)) if multigraph else data
+
+    if any(map(len, records())):
+        values = np.asarray(list(map(operator.methodcaller("get", weight, default), records())))
+    else:
+        values = np.full(arcs, default)
     if arcs == 0:
         return np.zeros(0, dtype=np.float64)
     if values.dtype == np.bool_ or not np.issubdtype(values.dtype, np.number):

@@ -1,5 +1,6 @@
 """The NetworkX backend: registration, answers equal NetworkX's, caching, refusals, errors."""
 
+import gc
 import math
 import random
 
@@ -96,6 +97,13 @@ def test_components_equal_networkx(name, make):
     G = make()
     function = getattr(nx, name)
     assert _components(function(G, backend="gpugraph")) == _components(function(G))
+
+
+def test_components_built_in_batches_keep_networkx_order(monkeypatch):
+    monkeypatch.setattr("gpugraph.nx.functions.NX_SETS_PER_BATCH", 3)
+    G = _directed()
+    assert list(nx.weakly_connected_components(G, backend="gpugraph")) == list(nx.weakly_connected_components(G))
+    assert gc.isenabled()
 
 
 def test_sampled_betweenness_draws_networkx_sources():
