@@ -37,6 +37,7 @@ PACKAGES = (
     "gpugraph.algorithms",
     "gpugraph.distributed",
     "gpugraph.errors",
+    "gpugraph.graph500",
     "gpugraph.io",
     "gpugraph.model",
     "gpugraph.ops",
