@@ -212,3 +212,12 @@ def test_results_are_python_numbers():
     for value in (*nx.pagerank(G, backend="gpugraph").values(), *nx.core_number(G, backend="gpugraph").values(),
                   *nx.single_source_shortest_path_length(G, "v0", backend="gpugraph").values()):
         assert type(value) in (int, float)
+
+
+@pytest.mark.parametrize("kind", [nx.Graph, nx.DiGraph, nx.MultiGraph, nx.MultiDiGraph])
+def test_converted_edge_count_equals_networkx(kind):
+    G = kind([(0, 1), (1, 2), (2, 2), (3, 3), (0, 1), (4, 0)])
+    G.add_node(9)
+    converted = BackendInterface.convert_from_nx(G, edge_attrs={"weight": 1})
+    assert converted.number_of_edges() == G.number_of_edges()
+    assert converted.weights.tolist() == [1] * len(converted.indices)
