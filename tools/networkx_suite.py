@@ -8,6 +8,9 @@ Usage::
 
     python tools/networkx_suite.py [--json summary.json] [pytest arguments, e.g. a subpackage]
 
+Pytest arguments replace the default target ``--pyargs networkx``: to pass options only, repeat
+it (``-x --pyargs networkx``), else pytest collects this repository's own tests.
+
 Prints pytest's own summary line, then how many calls each gpugraph function answered, and
 exits with pytest's exit code.
 """
