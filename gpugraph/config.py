@@ -251,3 +251,24 @@ DISTRIBUTED_TIMEOUT_SECONDS = 600
 #: only) while those hold at most this share of the rank's local arcs, and pulls over every local
 #: arc (no atomics) otherwise; 0 always pulls. Same trade-off as direction-optimising BFS.
 DISTRIBUTED_PUSH_MAX_ARC_SHARE = 0.2
+
+# --- Graph500 validation (gpugraph/graph500/validate.py) -----------------------------------------
+#: Input edges the Graph500 validator checks at a time: each chunk holds about 50 bytes per edge
+#: of temporaries (int64 endpoints, levels and keys), so 2^24 edges is about 0.8 GiB and a
+#: scale-24 graph (2^28 edges) is checked in 16 chunks within a few GiB, on the CPU or a GPU.
+GRAPH500_VALIDATE_CHUNK_EDGES = 1 << 24
+
+# --- Graph500 BFS across processes (gpugraph/graph500/) ------------------------------------------
+#: Automatic delegate threshold (separation.choose_threshold): the largest power of two whose
+#: normal-to-normal edges are at most this share of all edges (Pan et al. want "a small share")...
+GRAPH500_NN_EDGE_SHARE = 0.1
+#: ... while the delegates stay below this many times n / p (the paper keeps them under 4 n / p).
+GRAPH500_MAX_DELEGATES_PER_PROCESS = 4
+#: Direction switching per visit kind (Pan et al. §IV-B): (factor0, factor1). A kind goes
+#: backward when its forward work FV exceeds factor0 * BV and forward again when FV < factor1 * BV.
+#: factor0 are the paper's values for RMAT (§VI-C); factor1 = 0: on RMAT a kind never needs to
+#: come back ("once the traversal switches to the backward direction, it does not need to change
+#: back").
+GRAPH500_DIRECTION_FACTORS = {"dd": (0.5, 0.0), "dn": (0.05, 0.0), "nd": (1e-7, 0.0)}
+#: Blocks per multiprocessor of the level-counting kernel (a grid-stride pass over the vertices).
+GRAPH500_COUNT_BLOCKS_PER_SM = 4

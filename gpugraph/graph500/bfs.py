@@ -1,0 +1,422 @@
+"""BFS over processes with degree separation (Pan et al., §IV-V): the level loop of one process.
+
+Each process holds its :class:`~gpugraph.graph500.distributor.Subgraphs` and the state of its
+local vertices (``depth``, ``parent``) and of *every* delegate (``delegate_depth``, the same on all
+processes). A level ``L`` (the frontier: vertices at depth ``L``) runs two streams:
+
+Delegate stream
+    dd and nd visits mark the delegates they reach in a byte mask ``new`` (with this process's
+    candidate parent in ``candidate``); the masks of all processes are combined with one
+    all-reduce (MAX on bytes), blocking, or started before the normal stream and awaited after it
+    (``Options.blocking_reduction``, the paper's BR / IR). The delegates set in the result join
+    depth ``L + 1`` on every process.
+Normal stream
+    dn visits reach local normals directly; nn visits make (target, source) pairs that go to the
+    targets' owners in one all-to-all (optionally without duplicate targets:
+    ``Options.uniquify``), where unvisited targets join depth ``L + 1``.
+
+dd, dn and nd each choose their direction every level (§IV-B): forward work ``FV`` is the
+frontier's arcs of that kind, backward work ``BV = |U| (q + s) / q`` with ``U`` the unvisited
+sources of the reversed subgraph, ``q`` the frontier and ``s`` the unvisited sources of the
+forward one; a kind goes backward when ``FV > factor0 * BV`` and forward again when
+``FV < factor1 * BV`` (``config.GRAPH500_DIRECTION_FACTORS``). Backward dn reads the nd rows and
+backward nd the dn rows: the distributor put both arcs of each such edge on the same process.
+nn visits are always forward (the nn subgraph is not symmetric).
+
+The search ends when no process has a frontier. A delegate's parent is the candidate of any
+process that found it (an all-reduce MAX over ``candidate`` after the search), which is valid
+because a delegate is found by every finder at the same level.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gpugraph import config
+from gpugraph.backend import to_numpy
+from gpugraph.backend.kernels import dynamic_schedule, launch_cuda_grid, launch_cuda_kernel, run_cpu_kernel
+from gpugraph.errors import InvalidParameterError, VertexIdError
+
+#: Kinds of visit that choose a direction.
+DIRECTED_KINDS = ("dd", "dn", "nd")
+#: Parts of a level timed when ``Options.profile`` is on (the paper's Figure 8 breakdown).
+PHASES = ("counts", "delegate_visits", "normal_visits", "normal_exchange", "delegate_reduction")
+
+
+@dataclass
+class Options:
+    """How a search runs (the options of the paper's Figure 8).
+
+    Attributes
+    ----------
+    direction_optimizing:
+        Let dd, dn and nd go backward (DO); off: every visit is forward.
+    blocking_reduction:
+        Combine the delegate masks before the normal stream (BR); off: start the all-reduce,
+        run the normal stream, then wait (IR).
+    uniquify:
+        Send each nn target once per level and destination (U).
+    factors:
+        ``{kind: (factor0, factor1)}`` for dd, dn, nd.
+    profile:
+        Synchronise the device around each phase and time it (``stats["phases"]``); slows the
+        search a little.
+    """
+
+    direction_optimizing: bool = True
+    blocking_reduction: bool = True
+    uniquify: bool = False
+    factors: dict = field(default_factory=lambda: dict(config.GRAPH500_DIRECTION_FACTORS))
+    profile: bool = False
+
+
+class Group:
+    """The processes of a search: a :class:`~gpugraph.distributed.comm.Communicator`, or this
+    process alone (no torch.distributed needed).
+
+    Parameters
+    ----------
+    backend:
+        This process's backend.
+    distributed:
+        Use the initialised torch.distributed group; else a group of one.
+    """
+
+    def __init__(self, backend, distributed: bool = False):
+        self.backend = backend
+        self.comm = None
+        if distributed:
+            from gpugraph.distributed.comm import Communicator
+
+            self.comm = Communicator(backend)
+        self.rank = self.comm.rank if self.comm else 0
+        self.size = self.comm.size if self.comm else 1
+
+    def allreduce(self, values, op: str = "sum") -> np.ndarray:
+        """A small host vector combined over the processes."""
+        return self.comm.allreduce(values, op) if self.comm else np.atleast_1d(np.asarray(values)).copy()
+
+    def allreduce_array(self, array, op: str = "sum"):
+        """``array`` combined in place over the processes; returns it."""
+        return self.comm.allreduce_array(array, op) if self.comm else array
+
+    def start_allreduce(self, array, op: str):
+        """Start combining ``array`` in place; returns an object whose ``wait()`` finishes it."""
+        if self.comm is None:
+            return _Done()
+        return self.comm.dist.all_reduce(self.comm.tensor(array), op=self.comm._operation(op), async_op=True)
+
+    def exchange(self, payload, counts, status: int = 0):
+        """:meth:`gpugraph.distributed.comm.Communicator.exchange` (only with several processes)."""
+        return self.comm.exchange(payload, counts, status)
+
+    def all_gather(self, array) -> list:
+        """Every process's host array, in process order."""
+        return self.comm.all_gather(array) if self.comm else [np.asarray(array)]
+
+
+class _Done:
+    def wait(self):
+        return None
+
+
+class Searcher:
+    """Searches from roots over one process's subgraphs (collective: every process calls
+    :meth:`search` with the same root).
+
+    Parameters
+    ----------
+    group:
+        The :class:`Group`.
+    subgraphs:
+        This process's :class:`~gpugraph.graph500.distributor.Subgraphs`.
+    options:
+        :class:`Options` (defaults when ``None``).
+    """
+
+    def __init__(self, group: Group, subgraphs, options: Options | None = None):
+        self.group, self.graph = group, subgraphs
+        self.options = options or Options()
+        unknown = set(self.options.factors) ^ set(DIRECTED_KINDS)
+        if unknown:
+            raise InvalidParameterError(f"direction factors are needed for exactly {', '.join(DIRECTED_KINDS)}")
+        backend = group.backend
+        self.backend, self.xp = backend, backend.xp
+        xp = self.xp
+        with backend.activate():
+            self.depth = xp.full(subgraphs.num_local, -1, dtype=np.int32)
+            self.parent = xp.full(subgraphs.num_local, -1, dtype=np.int64)
+            d = subgraphs.num_delegates
+            self.delegate_depth = xp.full(d, -1, dtype=np.int32)
+            self.new = xp.zeros(d, dtype=np.uint8)
+            self.candidate = xp.full(d, -1, dtype=np.int64)
+            self.degree = {name: getattr(subgraphs, name).degree() for name in ("nn", "nd", "dn", "dd")}
+            self.counts = xp.zeros(9, dtype=np.int64)
+            self.no_ids = xp.empty(0, dtype=np.int64)
+        host_ids = to_numpy(subgraphs.delegate_ids)
+        self._delegates_by_id = np.argsort(host_ids)
+        self._sorted_delegates = host_ids[self._delegates_by_id]
+        self.stride = np.int64(subgraphs.layout.processes)
+        self.offset = np.int64(subgraphs.offset)
+        if backend.is_cuda:
+            from gpugraph.graph500 import _kernels_cuda as kernels
+        else:
+            from gpugraph.graph500 import _kernels_cpu as kernels
+        self.kernels = kernels
+
+    # --- one search ------------------------------------------------------------------------------
+    def search(self, root: int) -> dict:
+        """Search from global vertex ``root``; the tree stays in the state until the next search
+        (:meth:`parents`).
+
+        Returns
+        -------
+        dict
+            ``seconds`` (this process's wall time, device synchronised), ``levels``,
+            ``directions`` (per level, ``{kind: "forward" | "backward"}``), ``frontiers`` (per
+            level, local normal and global delegate frontier sizes), ``phases`` (seconds per
+            :data:`PHASES` entry when profiling), ``nn_pairs_sent``.
+
+        Raises
+        ------
+        VertexIdError
+            If ``root`` is not a vertex.
+        """
+        graph, xp = self.graph, self.xp
+        if not 0 <= int(root) < graph.num_vertices:
+            raise VertexIdError(f"BFS root {root} is outside [0, {graph.num_vertices - 1}]")
+        stats = {"directions": [], "frontiers": [], "phases": dict.fromkeys(PHASES, 0.0), "nn_pairs_sent": 0}
+        backward = dict.fromkeys(DIRECTED_KINDS, False)
+        with self.backend.activate():
+            self.backend.synchronize()
+            started = time.perf_counter()
+            self._reset(int(root))
+            level = 0
+            while True:
+                counts = self._timed(stats, "counts", self._level_counts, level)
+                q_normal, fv_nd, fv_nn, unvisited_nd, q_delegate, fv_dd, fv_dn, unvisited_dd, unvisited_dn = counts
+                if self.group.size > 1:
+                    q_normal_total = int(self.group.allreduce([q_normal])[0])
+                else:
+                    q_normal_total = q_normal
+                if q_normal_total + q_delegate == 0:
+                    break
+                if self.options.direction_optimizing:
+                    self._decide(backward, "dd", fv_dd, q_delegate, unvisited_dd, unvisited_dd)
+                    self._decide(backward, "dn", fv_dn, q_delegate, unvisited_dn, unvisited_nd)
+                    self._decide(backward, "nd", fv_nd, q_normal, unvisited_nd, unvisited_dn)
+                stats["directions"].append({kind: "backward" if backward[kind] else "forward"
+                                            for kind in DIRECTED_KINDS})
+                stats["frontiers"].append((q_normal, q_delegate))
+                self._timed(stats, "delegate_visits", self._delegate_visits, level, backward,
+                            q_normal, q_delegate, fv_dd, fv_nd)
+                reduction = self.group.start_allreduce(self.new, "max")
+                if self.options.blocking_reduction:
+                    self._timed(stats, "delegate_reduction", reduction.wait)
+                pairs = self._timed(stats, "normal_visits", self._normal_visits, level, backward, q_normal,
+                                    q_delegate, fv_dn, fv_nn)
+                self._timed(stats, "normal_exchange", self._exchange_pairs, pairs, level, stats)
+                if not self.options.blocking_reduction:
+                    self._timed(stats, "delegate_reduction", reduction.wait)
+                found = self.new != 0
+                self.delegate_depth[found] = level + 1
+                level += 1
+            if self.group.size > 1:
+                self.group.allreduce_array(self.candidate, "max")
+            self.backend.synchronize()
+        stats["seconds"] = time.perf_counter() - started
+        stats["levels"] = level
+        return stats
+
+    def _reset(self, root: int):
+        graph = self.graph
+        self.depth.fill(-1)
+        self.parent.fill(-1)
+        self.delegate_depth.fill(-1)
+        self.candidate.fill(-1)
+        position = int(np.searchsorted(self._sorted_delegates, root))
+        if position < self._sorted_delegates.size and self._sorted_delegates[position] == root:
+            delegate = int(self._delegates_by_id[position])
+            self.delegate_depth[delegate] = 0
+            self.candidate[delegate] = root
+        elif int(graph.layout.owner(np.int64(root))) == self.group.rank:
+            local = root // graph.layout.processes
+            self.depth[local] = 0
+            self.parent[local] = root
+
+    def _timed(self, stats, phase: str, function, *args):
+        if not self.options.profile:
+            return function(*args)
+        self.backend.synchronize()
+        began = time.perf_counter()
+        result = function(*args)
+        self.backend.synchronize()
+        stats["phases"][phase] += time.perf_counter() - began
+        return result
+
+    def _decide(self, backward: dict, kind: str, forward_work: int, frontier: int, unvisited_forward: int,
+                unvisited_backward: int):
+        """Pan et al. §IV-B for one kind (module docstring); a kind with no frontier keeps its way."""
+        if frontier == 0:
+            return
+        backward_work = unvisited_backward * (frontier + unvisited_forward) / frontier
+        factor0, factor1 = self.options.factors[kind]
+        if not backward[kind] and forward_work > factor0 * backward_work:
+            backward[kind] = True
+        elif backward[kind] and forward_work < factor1 * backward_work:
+            backward[kind] = False
+
+    def _level_counts(self, level: int) -> list[int]:
+        counts, degree = self.counts, self.degree
+        arguments = (self.depth, self.delegate_depth, np.int32(level), degree["nd"], degree["nn"], degree["dd"],
+                     degree["dn"], counts)
+        if self.backend.is_cuda:
+            counts.fill(0)
+            blocks = 1 if self.backend.simulated else (
+                self.backend.multiprocessors() * config.GRAPH500_COUNT_BLOCKS_PER_SM)
+            launch_cuda_grid(self.kernels.level_counts, self.backend, blocks, self.backend.threads_per_block(),
+                             *arguments)
+        else:
+            run_cpu_kernel(self.kernels.level_counts, *arguments)
+        return [int(value) for value in to_numpy(counts)]
+
+    # --- the two streams -------------------------------------------------------------------------
+    def _delegate_visits(self, level, backward, q_normal, q_delegate, fv_dd, fv_nd):
+        graph = self.graph
+        self.new.fill(0)
+        level = np.int32(level)
+        state = (self.delegate_depth, self.new, self.candidate)
+        if backward["dd"]:
+            self._pull(self.kernels.pull_delegates, "dd", *state, level, self.delegate_depth, graph.delegate_ids,
+                       self.stride, self.offset)
+        elif q_delegate and fv_dd:
+            self._push(self.kernels.push_delegates, "dd", self._delegate_queue(level), graph.delegate_ids, fv_dd,
+                       *state)
+        if backward["nd"]:
+            self._pull(self.kernels.pull_delegates, "dn", *state, level, self.depth, self.no_ids, self.stride,
+                       self.offset)
+        elif q_normal and fv_nd:
+            self._push(self.kernels.push_delegates, "nd", self._normal_queue(level), self.no_ids, fv_nd, *state)
+
+    def _normal_visits(self, level, backward, q_normal, q_delegate, fv_dn, fv_nn):
+        """dn visits; returns the nn pairs ``(targets, sources)`` of this level (or ``None``)."""
+        graph, xp = self.graph, self.xp
+        level = np.int32(level)
+        if backward["dn"]:
+            self._pull(self.kernels.pull_normals, "nd", self.depth, self.parent, level, self.delegate_depth,
+                       graph.delegate_ids)
+        elif q_delegate and fv_dn:
+            self._push(self.kernels.push_normals, "dn", self._delegate_queue(level), graph.delegate_ids, fv_dn,
+                       self.depth, self.parent, level)
+        if not (q_normal and fv_nn):
+            return None
+        queue = self._normal_queue(level)
+        scan = self._scan("nn", queue)
+        targets = xp.empty(fv_nn, dtype=np.int64)
+        sources = xp.empty(fv_nn, dtype=np.int64)
+        if self.backend.is_cuda:
+            self._launch_edges(self.kernels.push_pairs, fv_nn, graph.nn.indptr, graph.nn.indices, queue, scan,
+                               self.stride, self.offset, targets, sources)
+        else:
+            self._cpu(self.kernels.push_pairs, graph.nn.indptr, graph.nn.indices, queue, scan, self.stride,
+                      self.offset, targets, sources)
+        if self.options.uniquify:
+            targets, first = xp.unique(targets, return_index=True)
+            sources = sources[first]
+        return targets, sources
+
+    def _exchange_pairs(self, pairs, level: int, stats: dict):
+        """Send the nn pairs to the targets' owners and apply what arrives (collective)."""
+        xp, layout = self.xp, self.graph.layout
+        if self.group.size == 1:
+            if pairs is not None:
+                self._apply(pairs[0] // self.stride, pairs[1], level)
+            return
+        if pairs is None:
+            pairs = (xp.empty(0, dtype=np.int64), xp.empty(0, dtype=np.int64))
+        targets, sources = pairs
+        owner = layout.owner(targets)
+        order = xp.argsort(owner)
+        counts = to_numpy(xp.bincount(owner, minlength=self.group.size)).astype(np.int64)
+        payload = xp.stack((targets[order], sources[order]), axis=1).reshape(-1)
+        stats["nn_pairs_sent"] += int(counts.sum() - counts[self.group.rank])
+        received = self.group.exchange(payload, counts * 2).wait().received.reshape(-1, 2)
+        if received.shape[0]:
+            self._apply(received[:, 0] // self.stride, received[:, 1].copy(), level)
+
+    def _apply(self, targets, sources, level: int):
+        arguments = (targets, sources, self.depth, self.parent, np.int32(level))
+        if self.backend.is_cuda:
+            launch_cuda_kernel(self.kernels.apply_pairs, self.backend, int(targets.size), *arguments)
+        else:
+            self._cpu(self.kernels.apply_pairs, *arguments)
+
+    # --- kernel launches -------------------------------------------------------------------------
+    def _normal_queue(self, level):
+        return self.xp.flatnonzero(self.depth == level)
+
+    def _delegate_queue(self, level):
+        return self.xp.flatnonzero(self.delegate_depth == level)
+
+    def _scan(self, kind: str, queue):
+        """Exclusive prefix sum of the ``kind`` degrees of the rows in ``queue`` (one longer)."""
+        xp = self.xp
+        scan = xp.zeros(queue.size + 1, dtype=np.int64)
+        xp.cumsum(self.degree[kind][queue], out=scan[1:])
+        return scan
+
+    def _push(self, kernel, kind: str, queue, ids, arcs: int, *state):
+        """A forward visit of the ``kind`` rows in ``queue`` (``arcs`` of them in all)."""
+        csr = getattr(self.graph, kind)
+        if self.backend.is_cuda:
+            self._launch_edges(kernel, arcs, csr.indptr, csr.indices, queue, self._scan(kind, queue), ids,
+                               self.stride, self.offset, *state)
+        else:
+            self._cpu(kernel, csr.indptr, csr.indices, queue, ids, self.stride, self.offset, *state)
+
+    def _pull(self, kernel, kind: str, *arguments):
+        """A backward visit: one thread (CUDA) or loop iteration (CPU) per row of ``kind``."""
+        csr = getattr(self.graph, kind)
+        if csr.num_rows == 0:
+            return
+        if self.backend.is_cuda:
+            launch_cuda_kernel(kernel, self.backend, csr.num_rows, csr.indptr, csr.indices, *arguments)
+        else:
+            self._cpu(kernel, csr.indptr, csr.indices, *arguments)
+
+    def _launch_edges(self, kernel, arcs: int, *arguments):
+        backend = self.backend
+        blocks = min(backend.blocks_for(arcs), max(1, backend.multiprocessors()) * 32)
+        launch_cuda_grid(kernel, backend, blocks, backend.threads_per_block(), *arguments)
+
+    @staticmethod
+    def _cpu(kernel, *arguments):
+        with dynamic_schedule(config.CPU_VERTEX_CHUNK):
+            run_cpu_kernel(kernel, *arguments)
+
+    # --- results ---------------------------------------------------------------------------------
+    def parents(self) -> np.ndarray | None:
+        """The last search's BFS tree as one global parent array on process 0 (``None`` on the
+        others; collective).
+
+        Returns
+        -------
+        numpy.ndarray or None
+            int64 per vertex: the parent's global id, the root's own id at the root, -1 where
+            unreached.
+        """
+        graph = self.graph
+        pieces = self.group.all_gather(to_numpy(self.parent))
+        if self.group.rank != 0:
+            return None
+        parent = np.full(graph.num_vertices, -1, dtype=np.int64)
+        for process, piece in enumerate(pieces):
+            parent[np.arange(piece.size, dtype=np.int64) * graph.layout.processes + graph.layout.offset(process)] = piece
+        delegate_parent = to_numpy(self.candidate)
+        parent[to_numpy(graph.delegate_ids)] = delegate_parent
+        return parent
+
+
