@@ -103,3 +103,7 @@ class ProgramError(GpugraphError, TypeError):
 class DistributedError(GpugraphError, RuntimeError):
     """Multi-process execution cannot start or failed: torch (or pymetis) missing, a worker
     process died, or the parts given to the ranks do not belong together."""
+
+
+class Graph500ValidationError(GpugraphError, ValueError):
+    """A BFS parent array fails a Graph500 validation rule; the message names the rule and a vertex or edge."""
