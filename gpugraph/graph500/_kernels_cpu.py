@@ -85,12 +85,14 @@ def pull_normals(indptr, indices, depth, parent, level, column_depth, column_ids
 
 
 @njit(parallel=True, cache=True)
-def pull_delegates(indptr, indices, delegate_depth, new, candidate, level, column_depth, column_ids, stride,
+def pull_delegates(indptr, indices, rows, new, candidate, level, column_depth, column_ids, stride,
                    offset):
-    """Backward visit into delegates (dd through dd rows, nd through dn rows): an unvisited row
-    marks itself new with its first column at depth ``level`` as candidate parent."""
-    for row in prange(indptr.size - 1):
-        if delegate_depth[row] < 0 and new[row] == 0:
+    """Backward visit into delegates (dd through dd rows, nd through dn rows) for the unvisited
+    delegates ``rows``: a row not yet found marks itself new with its first column at depth
+    ``level`` as candidate parent."""
+    for item in prange(rows.size):
+        row = rows[item]
+        if new[row] == 0:
             for position in range(indptr[row], indptr[row + 1]):
                 column = indices[position]
                 if column_depth[column] == level:
@@ -100,20 +102,26 @@ def pull_delegates(indptr, indices, delegate_depth, new, candidate, level, colum
 
 
 @njit(cache=True)
-def level_counts(depth, delegate_depth, level, nd_degree, nn_degree, dd_degree, dn_degree, out):
-    """The numbers the direction decisions need, into ``out`` (int64, length 9): normal frontier
-    size, its nd and nn arcs, unvisited normals with nd arcs; delegate frontier size, its dd and
-    dn arcs, unvisited delegates with dd arcs, with dn arcs."""
+def previsit(depth, delegate_depth, level, has_nd, nd_degree, nn_degree, dd_degree, dn_degree, out, normal_queue,
+             delegate_queue, unvisited_queue):
+    """The level's frontier queues and the numbers the direction decisions need, into ``out``
+    (int64, length 10): [0] normal frontier size (``normal_queue[:out[0]]``), [1] and [2] its nd
+    and nn arcs, [3] unvisited normals with nd arcs (``has_nd``); [4] delegate frontier size
+    (``delegate_queue[:out[4]]``), [5] and [6] its dd and dn arcs, [7] unvisited delegates with dd
+    arcs, [8] with dn arcs, [9] with either (``unvisited_queue[:out[9]]``, the rows of the
+    backward delegate visits)."""
     out[:] = 0
     for x in range(depth.size):
         if depth[x] == level:
+            normal_queue[out[0]] = x
             out[0] += 1
             out[1] += nd_degree[x]
             out[2] += nn_degree[x]
-        elif depth[x] < 0 and nd_degree[x] > 0:
+        elif depth[x] < 0 and has_nd[x]:
             out[3] += 1
     for x in range(delegate_depth.size):
         if delegate_depth[x] == level:
+            delegate_queue[out[4]] = x
             out[4] += 1
             out[5] += dd_degree[x]
             out[6] += dn_degree[x]
@@ -122,3 +130,14 @@ def level_counts(depth, delegate_depth, level, nd_degree, nn_degree, dd_degree, 
                 out[7] += 1
             if dn_degree[x] > 0:
                 out[8] += 1
+            if dd_degree[x] > 0 or dn_degree[x] > 0:
+                unvisited_queue[out[9]] = x
+                out[9] += 1
+
+
+@njit(parallel=True, cache=True)
+def mark_found(new, delegate_depth, level):
+    """Delegates set in the combined mask join depth ``level + 1``."""
+    for x in prange(new.size):
+        if new[x] != 0:
+            delegate_depth[x] = level + 1

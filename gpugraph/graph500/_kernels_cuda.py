@@ -17,8 +17,8 @@ from gpugraph.backend.numba_cuda import load_numba_cuda
 
 cuda = load_numba_cuda()
 
-#: Counters of :func:`level_counts` (see :func:`gpugraph.graph500._kernels_cpu.level_counts`).
-COUNTERS = 9
+#: Counters of :func:`previsit`.
+COUNTERS = 10
 
 
 @cuda.jit(device=True, inline=True)
@@ -107,52 +107,130 @@ def pull_normals(indptr, indices, depth, parent, level, column_depth, column_ids
 
 
 @cuda.jit(cache=True)
-def pull_delegates(indptr, indices, delegate_depth, new, candidate, level, column_depth, column_ids, stride, offset):
-    """Backward visit into delegates through dd or dn rows."""
-    row = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
-    if row < indptr.size - 1 and delegate_depth[row] < 0 and new[row] == 0:
-        for position in range(indptr[row], indptr[row + 1]):
-            column = indices[position]
-            if column_depth[column] == level:
-                new[row] = 1
-                candidate[row] = _global_id(column, column_ids, stride, offset)
+def pull_delegates(indptr, indices, rows, new, candidate, level, column_depth, column_ids, stride,
+                   offset):
+    """Backward visit into delegates through dd or dn rows, for the unvisited delegates ``rows``
+    (the previsit's queue). Delegate rows are long (hundreds of arcs), so a block takes a row and
+    its threads test ``blockDim`` columns at a time, stopping after the first step that found a
+    frontier column; blocks loop over the rows (a block per row would pay a block launch per
+    visited-or-empty row)."""
+    found = cuda.shared.array(1, np.int32)
+    for item in range(cuda.blockIdx.x, rows.size, cuda.gridDim.x):
+        row = rows[item]
+        if new[row] != 0:
+            continue  # the same for the whole block: only this block writes new[row] here
+        if cuda.threadIdx.x == 0:
+            found[0] = 0
+        cuda.syncthreads()
+        base = indptr[row]
+        end = indptr[row + 1]
+        while base < end:
+            position = base + cuda.threadIdx.x
+            if position < end:
+                column = indices[position]
+                if column_depth[column] == level:
+                    found[0] = 1
+                    candidate[row] = _global_id(column, column_ids, stride, offset)
+            cuda.syncthreads()
+            if found[0]:
                 break
+            base += cuda.blockDim.x
+        if cuda.threadIdx.x == 0 and found[0]:
+            new[row] = 1
+        cuda.syncthreads()
 
 
 @cuda.jit(cache=True)
-def level_counts(depth, delegate_depth, level, nd_degree, nn_degree, dd_degree, dn_degree, out):
-    """The direction decisions' numbers (``out`` zeroed, int64, :data:`COUNTERS` long): each thread
-    sums its share, the block adds the sums in shared memory and one thread per counter adds the
-    block's total to ``out``."""
+def previsit(depth, delegate_depth, level, has_nd, nd_degree, nn_degree, dd_degree, dn_degree, out, normal_queue,
+             delegate_queue, unvisited_queue):
+    """The level's frontier queues and the direction decisions' numbers (``out``: int64, zeroed,
+    :data:`COUNTERS` long, as :func:`gpugraph.graph500._kernels_cpu.previsit`).
+
+    Each block walks a contiguous chunk of the vertices one tile of ``blockDim`` at a time: the
+    tile's frontier vertices take places in shared memory, one thread reserves the tile's run in
+    the queue with one global atomic (``out[0]``, ``out[4]``, ``out[9]`` count the queues' lengths), and the
+    sums of the other counters stay in registers until one shared-memory add per block.
+    """
     block = cuda.shared.array(COUNTERS, np.int64)
+    places = cuda.shared.array(4, np.int64)
     if cuda.threadIdx.x < COUNTERS:
         block[cuda.threadIdx.x] = 0
-    cuda.syncthreads()
-    mine = cuda.local.array(COUNTERS, np.int64)
-    for slot in range(COUNTERS):
-        mine[slot] = 0
-    step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
-    first = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
-    for x in range(first, depth.size, step):
-        if depth[x] == level:
-            mine[0] += 1
-            mine[1] += nd_degree[x]
-            mine[2] += nn_degree[x]
-        elif depth[x] < 0 and nd_degree[x] > 0:
-            mine[3] += 1
-    for x in range(first, delegate_depth.size, step):
-        if delegate_depth[x] == level:
-            mine[4] += 1
-            mine[5] += dd_degree[x]
-            mine[6] += dn_degree[x]
-        elif delegate_depth[x] < 0:
-            if dd_degree[x] > 0:
-                mine[7] += 1
-            if dn_degree[x] > 0:
-                mine[8] += 1
-    for slot in range(COUNTERS):
-        if mine[slot]:
-            cuda.atomic.add(block, slot, mine[slot])
+    fv_nd = fv_nn = unvisited_nd = np.int64(0)
+    fv_dd = fv_dn = unvisited_dd = unvisited_dn = np.int64(0)
+    for kind in range(2):
+        size = depth.size if kind == 0 else delegate_depth.size
+        per_block = (size + cuda.gridDim.x - 1) // cuda.gridDim.x
+        start = np.int64(cuda.blockIdx.x) * per_block
+        stop = min(start + per_block, size)
+        for tile in range(start, start + per_block, cuda.blockDim.x):
+            x = tile + cuda.threadIdx.x
+            frontier = False
+            unvisited = False
+            if x < stop:
+                if kind == 0:
+                    at = depth[x]
+                    if at == level:
+                        frontier = True
+                        fv_nd += nd_degree[x]
+                        fv_nn += nn_degree[x]
+                    elif at < 0 and has_nd[x]:
+                        unvisited_nd += 1
+                else:
+                    at = delegate_depth[x]
+                    if at == level:
+                        frontier = True
+                        fv_dd += dd_degree[x]
+                        fv_dn += dn_degree[x]
+                    elif at < 0:
+                        if dd_degree[x] > 0:
+                            unvisited_dd += 1
+                        if dn_degree[x] > 0:
+                            unvisited_dn += 1
+                        unvisited = dd_degree[x] > 0 or dn_degree[x] > 0
+            if cuda.threadIdx.x == 0:
+                places[0] = 0
+                places[2] = 0
+            cuda.syncthreads()
+            place = 0
+            if frontier:
+                place = cuda.atomic.add(places, 0, 1)
+            if unvisited:
+                place = cuda.atomic.add(places, 2, 1)
+            cuda.syncthreads()
+            if cuda.threadIdx.x == 0 and places[0]:
+                places[1] = cuda.atomic.add(out, 4 * kind, places[0])
+            if cuda.threadIdx.x == 1 and places[2]:
+                places[3] = cuda.atomic.add(out, 9, places[2])
+            cuda.syncthreads()
+            if frontier:
+                if kind == 0:
+                    normal_queue[places[1] + place] = x
+                else:
+                    delegate_queue[places[1] + place] = x
+            if unvisited:
+                unvisited_queue[places[3] + place] = x
+            cuda.syncthreads()
+    _add_to_block(block, 1, fv_nd)
+    _add_to_block(block, 2, fv_nn)
+    _add_to_block(block, 3, unvisited_nd)
+    _add_to_block(block, 5, fv_dd)
+    _add_to_block(block, 6, fv_dn)
+    _add_to_block(block, 7, unvisited_dd)
+    _add_to_block(block, 8, unvisited_dn)
     cuda.syncthreads()
     if cuda.threadIdx.x < COUNTERS and block[cuda.threadIdx.x]:
         cuda.atomic.add(out, cuda.threadIdx.x, block[cuda.threadIdx.x])
+
+
+@cuda.jit(device=True, inline=True)
+def _add_to_block(block, slot, value):
+    if value:
+        cuda.atomic.add(block, slot, value)
+
+
+@cuda.jit(cache=True)
+def mark_found(new, delegate_depth, level):
+    """Delegates set in the combined mask join depth ``level + 1``."""
+    x = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
+    if x < new.size and new[x] != 0:
+        delegate_depth[x] = level + 1

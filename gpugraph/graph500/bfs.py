@@ -43,7 +43,7 @@ from gpugraph.errors import InvalidParameterError, VertexIdError
 #: Kinds of visit that choose a direction.
 DIRECTED_KINDS = ("dd", "dn", "nd")
 #: Parts of a level timed when ``Options.profile`` is on (the paper's Figure 8 breakdown).
-PHASES = ("counts", "delegate_visits", "normal_visits", "normal_exchange", "delegate_reduction")
+PHASES = ("previsit", "delegate_visits", "normal_visits", "normal_exchange", "delegate_reduction")
 
 
 @dataclass
@@ -154,7 +154,11 @@ class Searcher:
             self.new = xp.zeros(d, dtype=np.uint8)
             self.candidate = xp.full(d, -1, dtype=np.int64)
             self.degree = {name: getattr(subgraphs, name).degree() for name in ("nn", "nd", "dn", "dd")}
-            self.counts = xp.zeros(9, dtype=np.int64)
+            self.has_nd = (self.degree["nd"] > 0).astype(np.uint8)
+            self.counts = xp.zeros(10, dtype=np.int64)
+            self.normal_queue = xp.empty(subgraphs.num_local, dtype=np.int32)
+            self.delegate_queue = xp.empty(d, dtype=np.int32)
+            self.unvisited_queue = xp.empty(d, dtype=np.int32)
             self.no_ids = xp.empty(0, dtype=np.int64)
         host_ids = to_numpy(subgraphs.delegate_ids)
         self._delegates_by_id = np.argsort(host_ids)
@@ -178,7 +182,8 @@ class Searcher:
             ``seconds`` (this process's wall time, device synchronised), ``levels``,
             ``directions`` (per level, ``{kind: "forward" | "backward"}``), ``frontiers`` (per
             level, local normal and global delegate frontier sizes), ``phases`` (seconds per
-            :data:`PHASES` entry when profiling), ``nn_pairs_sent``.
+            :data:`PHASES` entry when profiling), ``level_seconds`` (when profiling),
+            ``nn_pairs_sent``.
 
         Raises
         ------
@@ -188,7 +193,8 @@ class Searcher:
         graph, xp = self.graph, self.xp
         if not 0 <= int(root) < graph.num_vertices:
             raise VertexIdError(f"BFS root {root} is outside [0, {graph.num_vertices - 1}]")
-        stats = {"directions": [], "frontiers": [], "phases": dict.fromkeys(PHASES, 0.0), "nn_pairs_sent": 0}
+        stats = {"directions": [], "frontiers": [], "phases": dict.fromkeys(PHASES, 0.0), "nn_pairs_sent": 0,
+                 "level_seconds": []}
         backward = dict.fromkeys(DIRECTED_KINDS, False)
         with self.backend.activate():
             self.backend.synchronize()
@@ -196,8 +202,10 @@ class Searcher:
             self._reset(int(root))
             level = 0
             while True:
-                counts = self._timed(stats, "counts", self._level_counts, level)
-                q_normal, fv_nd, fv_nn, unvisited_nd, q_delegate, fv_dd, fv_dn, unvisited_dd, unvisited_dn = counts
+                level_began = time.perf_counter()
+                counts = self._timed(stats, "previsit", self._previsit, level)
+                (q_normal, fv_nd, fv_nn, unvisited_nd, q_delegate, fv_dd, fv_dn, unvisited_dd, unvisited_dn,
+                 unvisited_delegates) = counts
                 if self.group.size > 1:
                     q_normal_total = int(self.group.allreduce([q_normal])[0])
                 else:
@@ -212,7 +220,7 @@ class Searcher:
                                             for kind in DIRECTED_KINDS})
                 stats["frontiers"].append((q_normal, q_delegate))
                 self._timed(stats, "delegate_visits", self._delegate_visits, level, backward,
-                            q_normal, q_delegate, fv_dd, fv_nd)
+                            q_normal, q_delegate, fv_dd, fv_nd, unvisited_delegates)
                 reduction = self.group.start_allreduce(self.new, "max")
                 if self.options.blocking_reduction:
                     self._timed(stats, "delegate_reduction", reduction.wait)
@@ -221,8 +229,10 @@ class Searcher:
                 self._timed(stats, "normal_exchange", self._exchange_pairs, pairs, level, stats)
                 if not self.options.blocking_reduction:
                     self._timed(stats, "delegate_reduction", reduction.wait)
-                found = self.new != 0
-                self.delegate_depth[found] = level + 1
+                self._mark_found(level)
+                if self.options.profile:
+                    self.backend.synchronize()
+                    stats["level_seconds"].append(time.perf_counter() - level_began)
                 level += 1
             if self.group.size > 1:
                 self.group.allreduce_array(self.candidate, "max")
@@ -269,51 +279,62 @@ class Searcher:
         elif backward[kind] and forward_work < factor1 * backward_work:
             backward[kind] = False
 
-    def _level_counts(self, level: int) -> list[int]:
+    def _previsit(self, level: int) -> list[int]:
+        """The frontier queues of ``level`` and the counters (``_kernels_cpu.previsit``), read back."""
         counts, degree = self.counts, self.degree
-        arguments = (self.depth, self.delegate_depth, np.int32(level), degree["nd"], degree["nn"], degree["dd"],
-                     degree["dn"], counts)
+        arguments = (self.depth, self.delegate_depth, np.int32(level), self.has_nd, degree["nd"], degree["nn"],
+                     degree["dd"], degree["dn"], counts, self.normal_queue, self.delegate_queue, self.unvisited_queue)
         if self.backend.is_cuda:
             counts.fill(0)
             blocks = 1 if self.backend.simulated else (
-                self.backend.multiprocessors() * config.GRAPH500_COUNT_BLOCKS_PER_SM)
-            launch_cuda_grid(self.kernels.level_counts, self.backend, blocks, self.backend.threads_per_block(),
+                self.backend.multiprocessors() * config.GRAPH500_PREVISIT_BLOCKS_PER_SM)
+            launch_cuda_grid(self.kernels.previsit, self.backend, blocks, self.backend.threads_per_block(),
                              *arguments)
         else:
-            run_cpu_kernel(self.kernels.level_counts, *arguments)
+            run_cpu_kernel(self.kernels.previsit, *arguments)
         return [int(value) for value in to_numpy(counts)]
 
+    def _mark_found(self, level: int):
+        arguments = (self.new, self.delegate_depth, np.int32(level))
+        if self.backend.is_cuda:
+            launch_cuda_kernel(self.kernels.mark_found, self.backend, int(self.new.size), *arguments)
+        else:
+            run_cpu_kernel(self.kernels.mark_found, *arguments)
+
     # --- the two streams -------------------------------------------------------------------------
-    def _delegate_visits(self, level, backward, q_normal, q_delegate, fv_dd, fv_nd):
+    def _delegate_visits(self, level, backward, q_normal, q_delegate, fv_dd, fv_nd, unvisited):
         graph = self.graph
         self.new.fill(0)
         level = np.int32(level)
         state = (self.delegate_depth, self.new, self.candidate)
-        if backward["dd"]:
-            self._pull(self.kernels.pull_delegates, "dd", *state, level, self.delegate_depth, graph.delegate_ids,
-                       self.stride, self.offset)
+        rows = self.unvisited_queue[:unvisited]
+        # A kind whose frontier is empty finds nothing in either direction.
+        if q_delegate and backward["dd"]:
+            self._pull_delegates("dd", rows, level, self.delegate_depth, graph.delegate_ids)
         elif q_delegate and fv_dd:
-            self._push(self.kernels.push_delegates, "dd", self._delegate_queue(level), graph.delegate_ids, fv_dd,
+            self._push(self.kernels.push_delegates, "dd", self._delegate_queue(q_delegate), graph.delegate_ids, fv_dd,
                        *state)
-        if backward["nd"]:
-            self._pull(self.kernels.pull_delegates, "dn", *state, level, self.depth, self.no_ids, self.stride,
-                       self.offset)
+        if q_normal and backward["nd"]:
+            self._pull_delegates("dn", rows, level, self.depth, self.no_ids)
         elif q_normal and fv_nd:
-            self._push(self.kernels.push_delegates, "nd", self._normal_queue(level), self.no_ids, fv_nd, *state)
+            self._push(self.kernels.push_delegates, "nd", self._normal_queue(q_normal), self.no_ids, fv_nd, *state)
 
     def _normal_visits(self, level, backward, q_normal, q_delegate, fv_dn, fv_nn):
-        """dn visits; returns the nn pairs ``(targets, sources)`` of this level (or ``None``)."""
+        """dn and nn visits; returns the nn pairs ``(targets, sources)`` to send (``None`` when
+        there are none, or one process, where the nn visit claims its targets directly)."""
         graph, xp = self.graph, self.xp
         level = np.int32(level)
-        if backward["dn"]:
-            self._pull(self.kernels.pull_normals, "nd", self.depth, self.parent, level, self.delegate_depth,
-                       graph.delegate_ids)
+        if q_delegate and backward["dn"]:
+            self._pull_normals(level)
         elif q_delegate and fv_dn:
-            self._push(self.kernels.push_normals, "dn", self._delegate_queue(level), graph.delegate_ids, fv_dn,
+            self._push(self.kernels.push_normals, "dn", self._delegate_queue(q_delegate), graph.delegate_ids, fv_dn,
                        self.depth, self.parent, level)
         if not (q_normal and fv_nn):
             return None
-        queue = self._normal_queue(level)
+        queue = self._normal_queue(q_normal)
+        if self.group.size == 1:  # every nn target is local: its global id is its local index
+            self._push(self.kernels.push_normals, "nn", queue, self.no_ids, fv_nn, self.depth, self.parent, level)
+            return None
         scan = self._scan("nn", queue)
         targets = xp.empty(fv_nn, dtype=np.int64)
         sources = xp.empty(fv_nn, dtype=np.int64)
@@ -332,8 +353,6 @@ class Searcher:
         """Send the nn pairs to the targets' owners and apply what arrives (collective)."""
         xp, layout = self.xp, self.graph.layout
         if self.group.size == 1:
-            if pairs is not None:
-                self._apply(pairs[0] // self.stride, pairs[1], level)
             return
         if pairs is None:
             pairs = (xp.empty(0, dtype=np.int64), xp.empty(0, dtype=np.int64))
@@ -355,11 +374,11 @@ class Searcher:
             self._cpu(self.kernels.apply_pairs, *arguments)
 
     # --- kernel launches -------------------------------------------------------------------------
-    def _normal_queue(self, level):
-        return self.xp.flatnonzero(self.depth == level)
+    def _normal_queue(self, size: int):
+        return self.normal_queue[:size]
 
-    def _delegate_queue(self, level):
-        return self.xp.flatnonzero(self.delegate_depth == level)
+    def _delegate_queue(self, size: int):
+        return self.delegate_queue[:size]
 
     def _scan(self, kind: str, queue):
         """Exclusive prefix sum of the ``kind`` degrees of the rows in ``queue`` (one longer)."""
@@ -377,15 +396,29 @@ class Searcher:
         else:
             self._cpu(kernel, csr.indptr, csr.indices, queue, ids, self.stride, self.offset, *state)
 
-    def _pull(self, kernel, kind: str, *arguments):
-        """A backward visit: one thread (CUDA) or loop iteration (CPU) per row of ``kind``."""
-        csr = getattr(self.graph, kind)
-        if csr.num_rows == 0:
-            return
+    def _pull_normals(self, level):
+        """Backward dn: one thread (CUDA) or loop iteration (CPU) per local row of nd."""
+        nd = self.graph.nd
+        arguments = (nd.indptr, nd.indices, self.depth, self.parent, level, self.delegate_depth,
+                     self.graph.delegate_ids)
         if self.backend.is_cuda:
-            launch_cuda_kernel(kernel, self.backend, csr.num_rows, csr.indptr, csr.indices, *arguments)
+            launch_cuda_kernel(self.kernels.pull_normals, self.backend, nd.num_rows, *arguments)
         else:
-            self._cpu(kernel, csr.indptr, csr.indices, *arguments)
+            self._cpu(self.kernels.pull_normals, *arguments)
+
+    def _pull_delegates(self, kind: str, rows, level, column_depth, column_ids):
+        """Backward dd (``kind="dd"``) or nd (through the dn rows) for the unvisited delegates ``rows``."""
+        if rows.size == 0:
+            return
+        csr = getattr(self.graph, kind)
+        arguments = (csr.indptr, csr.indices, rows, self.new, self.candidate, level, column_depth, column_ids,
+                     self.stride, self.offset)
+        if self.backend.is_cuda:
+            blocks = min(int(rows.size), self.backend.multiprocessors() * config.GRAPH500_PULL_BLOCKS_PER_SM)
+            launch_cuda_grid(self.kernels.pull_delegates, self.backend, blocks, config.GRAPH500_PULL_THREADS,
+                             *arguments)
+        else:
+            self._cpu(self.kernels.pull_delegates, *arguments)
 
     def _launch_edges(self, kernel, arcs: int, *arguments):
         backend = self.backend

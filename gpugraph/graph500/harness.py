@@ -127,7 +127,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         seconds = float(group.allreduce([stats["seconds"]], "max")[0])
         for name, value in stats["phases"].items():
             phases[name] = phases.get(name, 0.0) + value
-        first_search = first_search or {key: stats[key] for key in ("directions", "frontiers")}
+        first_search = first_search or {key: stats[key] for key in ("directions", "frontiers", "level_seconds")}
         checked = time.perf_counter()
         if validate:
             parent = searcher.parents()

@@ -1,0 +1,125 @@
+"""Graph500 BFS with degree separation on the GPUs of one machine: checks, then the tables of issue 8.
+
+One device call runs, in order (each step prints its lines and the JSON grows as it goes):
+
+1. ``check``: scale 18, 8 roots, every tree validated (also compiles the kernels: the first
+   search's compile time is printed);
+2. ``main``: scale ``--scale`` per GPU, 64 roots, validated, the reference's output block;
+3. ``profile``: the same graph, 8 roots with the per-phase timers (Figure 8's breakdown);
+4. ``options``: DO off, and with several GPUs non-blocking reduction and uniquify, 16 roots;
+5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each;
+6. ``micro``: where one search's host time goes (cProfile) and single primitives timed alone.
+
+Usage: ``python bench/graph500_check.py [--scale 24] [--gpus 1] [--steps check,main,...] [--out DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, default=24, help="scale per GPU (default 24)")
+    parser.add_argument("--gpus", type=int, default=1)
+    parser.add_argument("--steps", default="check,main,profile,options,sweep")
+    parser.add_argument("--sweep", default="8,16,32,64,128,256,1024")
+    parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    parser.add_argument("--device", default="cuda")
+    args = parser.parse_args()
+    from gpugraph.backend.kernels import compile_report
+    from gpugraph.graph500 import harness
+    from gpugraph.graph500.bfs import Options
+
+    scale = args.scale + (args.gpus - 1).bit_length()
+    results = {"scale_per_gpu": args.scale, "scale": scale, "gpus": args.gpus, "steps": {}}
+    out = Path(args.out) / f"graph500-{args.device}-{args.gpus}.json"
+
+    def save():
+        out.write_text(json.dumps(results, indent=1))
+
+    def run(name, graph_scale, roots, validate=True, **keywords):
+        began = time.perf_counter()
+        record = harness.run(graph_scale, processes=args.gpus, device=args.device, roots=roots, validate=validate,
+                             **keywords)
+        record.pop("text") if name != "main" else print(record["text"])
+        teps = record["harmonic_mean_teps"] / 1e9
+        print(f"[{name}] scale {graph_scale} TH {record['threshold']} delegates {record['delegates']:,} "
+              f"arcs {record['arcs']} harmonic {teps:.1f} GTEPS, median {sorted(record['seconds'])[len(record['seconds']) // 2] * 1e3:.3f} ms, "
+              f"construction {record['construction_seconds']:.2f} s, wall {time.perf_counter() - began:.1f} s",
+              flush=True)
+        results["steps"].setdefault(name, []).append(record)
+        save()
+        return record
+
+    steps = args.steps.split(",")
+    if "micro" in steps:
+        _micro(harness, scale, args)
+    if "check" in steps:
+        run("check", min(18, scale), 8)
+        print("compile:", [(item.kernel, round(item.seconds, 2)) for item in compile_report()], flush=True)
+    if "main" in steps:
+        record = run("main", scale, 64)
+        print("first search:", record["first_search"], flush=True)
+    if "profile" in steps:
+        record = run("profile", scale, 8, validate=False, options=Options(profile=True))
+        print("phases:", {k: round(v, 4) for k, v in record["phases"].items()}, flush=True)
+    if "options" in steps:
+        variants = {"no-DO": Options(direction_optimizing=False)}
+        if args.gpus > 1:
+            variants.update({"IR": Options(blocking_reduction=False), "U": Options(uniquify=True)})
+        for label, options in variants.items():
+            record = run("options", scale, 16, validate=False, options=options)
+            record["label"] = label
+            save()
+    if "sweep" in steps:
+        for threshold in (int(value) for value in args.sweep.split(",")):
+            run("sweep", scale, 16, validate=False, threshold=threshold)
+    return 0
+
+
+def _micro(harness, scale, args):
+    """cProfile of searches and primitives timed alone, on a searcher captured from the harness."""
+    import cProfile
+    import pstats
+
+    captured = []
+
+    class Capturing(harness.Searcher):
+        def __init__(self, *arguments, **keywords):
+            super().__init__(*arguments, **keywords)
+            captured.append(self)
+
+    harness.Searcher = Capturing
+    record = harness.run(scale, processes=1, device=args.device, roots=2, validate=False)
+    harness.Searcher = Capturing.__mro__[1]
+    searcher, root = captured[-1], record["roots"][0]
+    searcher.search(root)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(5):
+        searcher.search(root)
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+    backend = searcher.backend
+
+    def timed(label, function, repeats=20):
+        backend.synchronize()
+        began = time.perf_counter()
+        for _ in range(repeats):
+            function()
+        backend.synchronize()
+        print(f"[micro] {label}: {(time.perf_counter() - began) / repeats * 1e6:.1f} us", flush=True)
+
+    timed("previsit + read", lambda: searcher._previsit(2))
+    timed("mark found", lambda: searcher._mark_found(9))
+    timed("search", lambda: searcher.search(root), 10)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
