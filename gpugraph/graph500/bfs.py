@@ -388,9 +388,15 @@ class Searcher:
         return scan
 
     def _push(self, kernel, kind: str, queue, ids, arcs: int, *state):
-        """A forward visit of the ``kind`` rows in ``queue`` (``arcs`` of them in all)."""
+        """A forward visit of the ``kind`` rows in ``queue`` (``arcs`` of them in all): on the GPU
+        edge-balanced for delegate rows (long, skewed), a thread per row for normal rows."""
         csr = getattr(self.graph, kind)
-        if self.backend.is_cuda:
+        if self.backend.is_cuda and kind in ("nn", "nd"):
+            by_row = {self.kernels.push_delegates: self.kernels.push_delegates_by_row,
+                      self.kernels.push_normals: self.kernels.push_normals_by_row}[kernel]
+            launch_cuda_kernel(by_row, self.backend, int(queue.size), csr.indptr, csr.indices, queue, ids,
+                               self.stride, self.offset, *state)
+        elif self.backend.is_cuda:
             self._launch_edges(kernel, arcs, csr.indptr, csr.indices, queue, self._scan(kind, queue), ids,
                                self.stride, self.offset, *state)
         else:
