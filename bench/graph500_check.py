@@ -47,10 +47,13 @@ def main() -> int:
         began = time.perf_counter()
         record = harness.run(graph_scale, processes=args.gpus, device=args.device, roots=roots, validate=validate,
                              **keywords)
-        record.pop("text") if name != "main" else print(record["text"])
+        text = record.pop("text")
+        if name == "main":
+            print(text)
         teps = record["harmonic_mean_teps"] / 1e9
+        median = sorted(record["seconds"])[len(record["seconds"]) // 2]
         print(f"[{name}] scale {graph_scale} TH {record['threshold']} delegates {record['delegates']:,} "
-              f"arcs {record['arcs']} harmonic {teps:.1f} GTEPS, median {sorted(record['seconds'])[len(record['seconds']) // 2] * 1e3:.3f} ms, "
+              f"arcs {record['arcs']} harmonic {teps:.1f} GTEPS, median {median * 1e3:.3f} ms, "
               f"construction {record['construction_seconds']:.2f} s, wall {time.perf_counter() - began:.1f} s",
               flush=True)
         results["steps"].setdefault(name, []).append(record)

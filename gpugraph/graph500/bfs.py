@@ -451,11 +451,11 @@ class Searcher:
         pieces = self.group.all_gather(to_numpy(self.parent))
         if self.group.rank != 0:
             return None
+        layout = graph.layout
         parent = np.full(graph.num_vertices, -1, dtype=np.int64)
         for process, piece in enumerate(pieces):
-            parent[np.arange(piece.size, dtype=np.int64) * graph.layout.processes + graph.layout.offset(process)] = piece
-        delegate_parent = to_numpy(self.candidate)
-        parent[to_numpy(graph.delegate_ids)] = delegate_parent
+            parent[np.arange(piece.size, dtype=np.int64) * layout.processes + layout.offset(process)] = piece
+        parent[to_numpy(graph.delegate_ids)] = to_numpy(self.candidate)
         return parent
 
 

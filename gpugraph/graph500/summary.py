@@ -202,7 +202,8 @@ def report(
     scale = _positive_int(scale, "scale")
     edge_factor = _positive_int(edge_factor, "edge_factor")
     processes = _positive_int(processes, "processes")
-    generation, construction = _checked([generation_seconds, construction_seconds], "graph generation and construction time")
+    generation, construction = _checked([generation_seconds, construction_seconds],
+                                        "graph generation and construction time")
     times = _checked(bfs_seconds, "bfs_seconds")
     validation = _checked(validation_seconds, "validation_seconds")
     if len(validation) != len(times):

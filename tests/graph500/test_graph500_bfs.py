@@ -1,0 +1,281 @@
+"""Degree separation, the edge distributor and the BFS over processes (issue 8).
+
+Every tree is checked by the independent validator (gpugraph.graph500.validate) and its levels
+against SciPy's hop distances; several processes run as Gloo ranks on the CPU; the CUDA kernels
+run under the simulator (``-m cudasim``) and compile to sm_90 PTX here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import shortest_path
+
+from gpugraph.backend import get_backend
+from gpugraph.errors import InvalidParameterError, VertexIdError
+from gpugraph.graph500 import distributor, harness, separation
+from gpugraph.graph500.bfs import Group, Options, Searcher
+from gpugraph.graph500.validate import validate
+from gpugraph.io.generators import rmat_edges
+
+
+def _edges(scale=9, seed=3):
+    edges = rmat_edges(scale, seed=seed)
+    return edges.src.astype(np.int64), edges.dst.astype(np.int64), 1 << scale
+
+
+def _searcher(sources, targets, n, threshold=None, options=None, device="cpu"):
+    group = Group(get_backend(device))
+    xp = group.backend.xp
+    sources, targets = xp.asarray(sources), xp.asarray(targets)
+    degree = separation.degrees(group, sources, targets, n)
+    if threshold is None:
+        threshold = separation.choose_threshold(degree, separation.edge_share_table(group, sources, targets, degree), 1)
+    delegates = separation.separate(degree, threshold)
+    parts = distributor.build(group, distributor.Layout(1), xp.concatenate((sources, targets)),
+                              xp.concatenate((targets, sources)), delegates)
+    return Searcher(group, parts, options)
+
+
+def _hops(sources, targets, n, root):
+    keep = sources != targets
+    matrix = sp.csr_matrix((np.ones(2 * int(keep.sum())), (np.concatenate((sources[keep], targets[keep])),
+                                                           np.concatenate((targets[keep], sources[keep])))),
+                           shape=(n, n))
+    hops = shortest_path(matrix, unweighted=True, indices=root)
+    return np.where(np.isfinite(hops), hops, -1).astype(np.int64)
+
+
+@pytest.mark.parametrize("threshold", [None, 0, 4, 1 << 30])
+@pytest.mark.parametrize("direction_optimizing", [True, False])
+def test_one_process_trees_are_valid_bfs_trees(threshold, direction_optimizing):
+    sources, targets, n = _edges()
+    searcher = _searcher(sources, targets, n, threshold, Options(direction_optimizing=direction_optimizing))
+    for root in np.flatnonzero(np.bincount(np.concatenate((sources, targets)), minlength=n))[:4]:
+        stats = searcher.search(int(root))
+        outcome = validate(sources, targets, n, int(root), searcher.parents())
+        np.testing.assert_array_equal(outcome["levels"], _hops(sources, targets, n, int(root)))
+        assert stats["levels"] == outcome["max_level"] + 1
+        if not direction_optimizing:
+            assert all(set(level.values()) == {"forward"} for level in stats["directions"])
+
+
+def test_direction_optimisation_goes_backward_on_rmat():
+    sources, targets, n = _edges(scale=11)
+    searcher = _searcher(sources, targets, n)
+    stats = searcher.search(int(np.argmax(np.bincount(sources, minlength=n))))
+    assert any("backward" in level.values() for level in stats["directions"])
+    assert len(stats["frontiers"]) == stats["levels"]
+
+
+def test_a_delegate_root_and_an_isolated_root():
+    # A star (hub 0 is a delegate at TH 2) plus an isolated vertex 9 and a separate edge 7-8.
+    sources = np.array([0, 0, 0, 0, 1, 7])
+    targets = np.array([1, 2, 3, 4, 2, 8])
+    searcher = _searcher(sources, targets, 10, threshold=2)
+    assert searcher.graph.num_delegates == 1
+    searcher.search(0)
+    parent = searcher.parents()
+    assert parent[0] == 0 and set(parent[[1, 2, 3, 4]]) == {0} and parent[7] == -1
+    searcher.search(9)
+    assert np.flatnonzero(searcher.parents() >= 0).tolist() == [9]
+    searcher.search(8)
+    assert searcher.parents()[[7, 8]].tolist() == [8, 8]
+
+
+def test_root_outside_the_graph_is_a_named_error():
+    sources, targets, n = _edges(scale=6)
+    with pytest.raises(VertexIdError, match="outside"):
+        _searcher(sources, targets, n).search(n)
+
+
+def test_factors_must_name_each_kind():
+    sources, targets, n = _edges(scale=6)
+    with pytest.raises(InvalidParameterError, match="dd, dn, nd"):
+        _searcher(sources, targets, n, options=Options(factors={"dd": (0.5, 0.0)}))
+
+
+# --- separation and distribution ------------------------------------------------------------------
+def test_threshold_rule_keeps_nn_edges_small_and_delegates_bounded():
+    sources, targets, n = _edges(scale=12)
+    group = Group(get_backend("cpu"))
+    degree = separation.degrees(group, sources, targets, n)
+    table = separation.edge_share_table(group, sources, targets, degree)
+    keep = sources != targets
+    larger = np.maximum(degree[sources[keep]], degree[targets[keep]])
+    for k in (0, 3, 7):
+        assert table[k] == np.count_nonzero(larger <= 1 << k)
+    threshold = separation.choose_threshold(degree, table, 4)
+    share = np.count_nonzero(larger <= threshold) / larger.size
+    assert share <= 0.1 and np.count_nonzero(degree > threshold) < 4 * n / 4
+    assert np.count_nonzero(larger <= 2 * threshold) / larger.size > 0.1  # the largest such power of two
+    with pytest.raises(InvalidParameterError):
+        separation.separate(degree, -1)
+
+
+def test_delegates_are_numbered_by_decreasing_degree():
+    degree = np.array([5, 9, 1, 9, 7])
+    delegates = separation.separate(degree, 4)
+    assert delegates.delegate_ids.tolist() == [1, 3, 4, 0]
+    assert delegates.delegate_index.tolist() == [3, 0, -1, 1, 2]
+
+
+def test_layout_places_every_vertex_once():
+    layout = distributor.Layout(hosts=3, gpus_per_host=2)
+    vertices = np.arange(100)
+    owner = layout.owner(vertices)
+    for process in range(layout.processes):
+        mine = vertices[owner == process]
+        assert mine.size == layout.local_count(process, 100)
+        np.testing.assert_array_equal(mine, np.arange(mine.size) * layout.processes + layout.offset(process))
+    with pytest.raises(InvalidParameterError):
+        distributor.Layout(0)
+
+
+def test_algorithm_1_destinations():
+    layout = distributor.Layout(hosts=3)
+    index = np.array([-1, -1, 0, 1, 2, -1], dtype=np.int32)  # delegates: 2, 3, 4
+    degree = np.array([1, 1, 8, 6, 8, 1])
+    sources = np.array([0, 2, 3, 2, 4])
+    targets = np.array([5, 1, 2, 4, 2])
+    # normal source -> its owner; delegate to normal -> the normal's owner; delegates -> the lower
+    # degree end's owner, or min(u, v)'s on a tie.
+    np.testing.assert_array_equal(distributor.destinations(layout, sources, targets, index, degree),
+                                  [0 % 3, 1 % 3, 3 % 3, 2 % 3, 2 % 3])
+
+
+@pytest.mark.parametrize("processes", [2, 3])
+def test_subgraphs_cover_every_arc_once_and_pair_nd_with_dn(processes):
+    sources, targets, n = _edges(scale=8)
+    group = Group(get_backend("cpu"))
+    degree = separation.degrees(group, sources, targets, n)
+    delegates = separation.separate(degree, 16)
+    arcs_from, arcs_to = np.concatenate((sources, targets)), np.concatenate((targets, sources))
+    keep = arcs_from != arcs_to
+    expected = np.unique(arcs_from[keep] * n + arcs_to[keep])
+    layout = distributor.Layout(processes)
+    process_of = distributor.destinations(layout, arcs_from[keep], arcs_to[keep], delegates.delegate_index, degree)
+    found = []
+    for process in range(processes):
+        mine = process_of == process
+        part = distributor.build(_FixedRank(process), layout, arcs_from[keep][mine], arcs_to[keep][mine], delegates)
+        ids = delegates.delegate_ids
+        local = np.arange(part.num_local) * processes + part.offset
+        for name, rows, columns in (("nn", local, None), ("nd", local, ids), ("dn", ids, local), ("dd", ids, ids)):
+            csr = getattr(part, name)
+            row_ids = np.repeat(rows, np.diff(csr.indptr))
+            column_ids = csr.indices if columns is None else columns[csr.indices]
+            found.append(row_ids * n + column_ids)
+        # Both arcs of a normal-delegate edge are on the normal end's owner.
+        nd = set(zip(np.repeat(local, np.diff(part.nd.indptr)).tolist(), ids[part.nd.indices].tolist()))
+        dn = set(zip(local[part.dn.indices].tolist(), np.repeat(ids, np.diff(part.dn.indptr)).tolist()))
+        assert nd == dn
+        memory = part.memory()
+        assert memory["bytes"] > 0 and memory["table_i"] < memory["edge_list"]
+    np.testing.assert_array_equal(np.sort(np.concatenate(found)), expected)
+
+
+class _FixedRank:
+    """A group of one that claims to be ``rank`` (builds one process's part without exchanging)."""
+
+    def __init__(self, rank):
+        self.rank, self.size = rank, 1
+
+    def allreduce(self, values, op="sum"):
+        return np.asarray(values)
+
+
+# --- the harness, one and several processes -------------------------------------------------------
+def test_harness_one_process_prints_the_reference_block():
+    record = harness.run(9, processes=1, roots=4)
+    assert len(record["seconds"]) == len(record["nedge"]) == 4
+    lines = record["text"].splitlines()
+    assert lines[0] == "SCALE:                          9" and "harmonic_mean_TEPS:     !  " in record["text"]
+    assert record["threshold"] >= 1 and set(record["arcs"]) == {"nn", "nd", "dn", "dd"}
+
+
+@pytest.mark.parametrize(("processes", "gpus_per_host", "options"), [
+    (2, 1, Options()),
+    (3, 1, Options(blocking_reduction=False, uniquify=True)),
+    (4, 2, Options(direction_optimizing=False)),
+])
+def test_gloo_processes_give_validated_trees(processes, gpus_per_host, options):
+    one = harness.run(10, processes=1, roots=3)
+    many = harness.run(10, processes=processes, gpus_per_host=gpus_per_host, roots=3, options=options)
+    assert many["processes"] == processes and many["roots"] == one["roots"]
+    assert many["nedge"] == one["nedge"] and many["levels"] == one["levels"]  # every tree validated on rank 0
+    assert len(many["memory"]) == processes
+
+
+def test_harness_rejects_bad_arguments():
+    with pytest.raises(InvalidParameterError):
+        harness.run(6, processes=0)
+    with pytest.raises(InvalidParameterError):
+        harness.run(6, device="tpu")
+    with pytest.raises(InvalidParameterError):
+        harness.run(6, roots=0)
+    with pytest.raises(InvalidParameterError):
+        harness.run(6, gpus_per_host=2)
+
+
+def test_estimated_edges_without_validation_match_the_validated_count():
+    checked = harness.run(9, roots=3)
+    estimated = harness.run(9, roots=3, validate=False)
+    assert estimated["nedge_estimated"]
+    # The estimate counts duplicate edges like the validator and leaves self-loops out, as it does.
+    assert estimated["nedge"] == checked["nedge"]
+
+
+# --- CUDA kernels ---------------------------------------------------------------------------------
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+@pytest.mark.parametrize("options", [Options(), Options(direction_optimizing=False)])
+def test_cuda_kernels_under_the_simulator(options):
+    record = harness.run(6, processes=1, device="cuda", roots=2, options=options, edge_factor=8)
+    reference = harness.run(6, processes=1, device="cpu", roots=2, options=options, edge_factor=8)
+    assert record["nedge"] == reference["nedge"] and record["levels"] == reference["levels"]
+
+
+def test_cuda_kernels_compile_to_ptx(ptx_of):
+    from gpugraph.graph500 import _kernels_cuda as kernels
+
+    sources, targets, n = _edges(scale=6)
+    searcher = _searcher(sources, targets, n)
+    graph = searcher.graph
+    queue = np.arange(4, dtype=np.int32)
+    scan = np.arange(5, dtype=np.int64)
+    level, p, offset = np.int32(1), np.int64(1), np.int64(0)
+    ids, no_ids = graph.delegate_ids, searcher.no_ids
+    delegate_state = (searcher.delegate_depth, searcher.new, searcher.candidate)
+    normal_state = (searcher.depth, searcher.parent, level)
+    pairs = (np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64))
+    launches = {
+        kernels.push_delegates: (graph.dd.indptr, graph.dd.indices, queue, scan, ids, p, offset, *delegate_state),
+        kernels.push_delegates_by_row: (graph.nd.indptr, graph.nd.indices, queue, no_ids, p, offset, *delegate_state),
+        kernels.push_normals: (graph.dn.indptr, graph.dn.indices, queue, scan, ids, p, offset, *normal_state),
+        kernels.push_normals_by_row: (graph.nn.indptr, graph.nn.indices, queue, no_ids, p, offset, *normal_state),
+        kernels.push_pairs: (graph.nn.indptr, graph.nn.indices, queue, scan, p, offset, *pairs),
+        kernels.apply_pairs: (*pairs, *normal_state),
+        kernels.pull_normals: (graph.nd.indptr, graph.nd.indices, *normal_state, searcher.delegate_depth, ids),
+        kernels.pull_delegates: (graph.dd.indptr, graph.dd.indices, queue, searcher.new, searcher.candidate, level,
+                                 searcher.delegate_depth, ids, p, offset),
+        kernels.previsit: (searcher.depth, searcher.delegate_depth, level, searcher.has_nd,
+                           *(searcher.degree[kind] for kind in ("nd", "nn", "dd", "dn")),
+                           searcher.counts, searcher.normal_queue, searcher.delegate_queue, searcher.unvisited_queue),
+        kernels.mark_found: (searcher.new, searcher.delegate_depth, level),
+    }
+    for kernel, arguments in launches.items():
+        assert ".target sm_90" in ptx_of(kernel, arguments), kernel
+
+
+def test_command_line(capsys, tmp_path):
+    from gpugraph import cli
+
+    record_path = tmp_path / "record.json"
+    assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "2", "-q", "--json", str(record_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("SCALE:") and "NBFS:                           2" in out
+    assert record_path.exists()
+    assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "0", "-q"]) != 0
+    assert "roots must be at least 1" in capsys.readouterr().err
