@@ -6,7 +6,8 @@ One device call runs, in order (each step prints its lines and the JSON grows as
    search's compile time is printed);
 2. ``main``: scale ``--scale`` per GPU, 64 roots, validated, the reference's output block;
 3. ``profile``: the same graph, 8 roots with the per-phase timers (Figure 8's breakdown);
-4. ``options``: DO off, and with several GPUs non-blocking reduction and uniquify, 16 roots;
+4. ``options``: DO off, and with several processes the base case, non-blocking reduction and
+   uniquify, with several GPUs per host local all-to-all (alone and with uniquify), 16 roots;
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each;
 6. ``micro``: where one search's host time goes (cProfile) and single primitives timed alone.
 
@@ -26,7 +27,8 @@ from pathlib import Path
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=24, help="scale per GPU (default 24)")
-    parser.add_argument("--gpus", type=int, default=1)
+    parser.add_argument("--gpus", type=int, default=1, help="processes (one GPU each, or Gloo ranks on the CPU)")
+    parser.add_argument("--gpus-per-host", type=int, default=1, help="processes per host in the layout")
     parser.add_argument("--steps", default="check,main,profile,options,sweep")
     parser.add_argument("--sweep", default="8,16,32,64,128,256,1024")
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
@@ -46,7 +48,7 @@ def main() -> int:
     def run(name, graph_scale, roots, validate=True, **keywords):
         began = time.perf_counter()
         record = harness.run(graph_scale, processes=args.gpus, device=args.device, roots=roots, validate=validate,
-                             **keywords)
+                             gpus_per_host=args.gpus_per_host, **keywords)
         text = record.pop("text")
         if name == "main":
             print(text)
@@ -54,7 +56,8 @@ def main() -> int:
         median = sorted(record["seconds"])[len(record["seconds"]) // 2]
         print(f"[{name}] scale {graph_scale} TH {record['threshold']} delegates {record['delegates']:,} "
               f"arcs {record['arcs']} harmonic {teps:.1f} GTEPS, median {median * 1e3:.3f} ms, "
-              f"construction {record['construction_seconds']:.2f} s, wall {time.perf_counter() - began:.1f} s",
+              f"construction {record['construction_seconds']:.2f} s, nn pairs sent {record['nn_pairs_sent']:,} "
+              f"in {record['nn_messages']:,} messages, wall {time.perf_counter() - began:.1f} s",
               flush=True)
         results["steps"].setdefault(name, []).append(record)
         save()
@@ -75,8 +78,12 @@ def main() -> int:
     if "options" in steps:
         variants = {"no-DO": Options(direction_optimizing=False)}
         if args.gpus > 1:
-            variants.update({"IR": Options(blocking_reduction=False), "U": Options(uniquify=True)})
+            variants.update({"base": Options(), "IR": Options(blocking_reduction=False),
+                             "U": Options(uniquify=True)})
+        if args.gpus_per_host > 1:
+            variants.update({"L": Options(local_all2all=True), "L+U": Options(local_all2all=True, uniquify=True)})
         for label, options in variants.items():
+            print(f"[options] {label}", flush=True)
             record = run("options", scale, 16, validate=False, options=options)
             record["label"] = label
             save()

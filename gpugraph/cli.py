@@ -229,6 +229,8 @@ def _build_parser() -> argparse.ArgumentParser:
     graph500.add_argument("--nonblocking-reduction", action="store_true",
                           help="overlap the delegate all-reduce with the normal stream")
     graph500.add_argument("--uniquify", action="store_true", help="send each nn target once per level")
+    graph500.add_argument("--local-all2all", action="store_true",
+                          help="route nn pairs through the host's peer of the owner's GPU index first")
     graph500.add_argument("--no-validation", dest="validate", action="store_false",
                           help="skip validation (TEPS edge counts are then estimated)")
     graph500.add_argument("--json", default=None, metavar="PATH", help="also write the full record as JSON")
@@ -364,7 +366,8 @@ def _cmd_graph500(args) -> int:
 
     device = "cuda" if get_backend(args.device).is_cuda else "cpu"
     options = Options(direction_optimizing=args.direction_optimizing,
-                      blocking_reduction=not args.nonblocking_reduction, uniquify=args.uniquify)
+                      blocking_reduction=not args.nonblocking_reduction, uniquify=args.uniquify,
+                      local_all2all=args.local_all2all)
     record = harness.run(args.scale, processes=args.processes, device=device, edge_factor=args.edge_factor,
                          seed=args.seed, roots=args.roots, threshold=args.threshold,
                          gpus_per_host=args.gpus_per_host, options=options, validate=args.validate,

@@ -107,6 +107,11 @@ class Communicator:
         self.dist.all_reduce(self.tensor(array), op=self._operation(op))
         return array
 
+    def start_allreduce_array(self, array, op: str = "sum"):
+        """Start combining ``array`` in place over all ranks; returns the collective's handle,
+        whose ``wait()`` finishes it (the caller may compute meanwhile)."""
+        return self.dist.all_reduce(self.tensor(array), op=self._operation(op), async_op=True)
+
     def all_gather(self, array) -> list:
         """Every rank's 1-D host array (sizes may differ), in rank order."""
         array = np.ascontiguousarray(array)

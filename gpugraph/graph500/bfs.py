@@ -13,7 +13,8 @@ Delegate stream
 Normal stream
     dn visits reach local normals directly; nn visits make (target, source) pairs that go to the
     targets' owners in one all-to-all (optionally without duplicate targets:
-    ``Options.uniquify``), where unvisited targets join depth ``L + 1``.
+    ``Options.uniquify``; optionally in two steps, within the host then across hosts:
+    ``Options.local_all2all``), where unvisited targets join depth ``L + 1``.
 
 dd, dn and nd each choose their direction every level (§IV-B): forward work ``FV`` is the
 frontier's arcs of that kind, backward work ``BV = |U| (q + s) / q`` with ``U`` the unvisited
@@ -59,6 +60,9 @@ class Options:
         run the normal stream, then wait (IR).
     uniquify:
         Send each nn target once per level and destination (U).
+    local_all2all:
+        Route nn pairs through the host's peer of the owner's GPU index first (L; needs several
+        GPUs per host in the layout, else it changes nothing).
     factors:
         ``{kind: (factor0, factor1)}`` for dd, dn, nd.
     profile:
@@ -69,6 +73,7 @@ class Options:
     direction_optimizing: bool = True
     blocking_reduction: bool = True
     uniquify: bool = False
+    local_all2all: bool = False
     factors: dict = field(default_factory=lambda: dict(config.GRAPH500_DIRECTION_FACTORS))
     profile: bool = False
 
@@ -107,7 +112,7 @@ class Group:
         """Start combining ``array`` in place; returns an object whose ``wait()`` finishes it."""
         if self.comm is None:
             return _Done()
-        return self.comm.dist.all_reduce(self.comm.tensor(array), op=self.comm._operation(op), async_op=True)
+        return self.comm.start_allreduce_array(array, op)
 
     def exchange(self, payload, counts, status: int = 0):
         """:meth:`gpugraph.distributed.comm.Communicator.exchange` (only with several processes)."""
@@ -183,18 +188,19 @@ class Searcher:
             ``directions`` (per level, ``{kind: "forward" | "backward"}``), ``frontiers`` (per
             level, local normal and global delegate frontier sizes), ``phases`` (seconds per
             :data:`PHASES` entry when profiling), ``level_seconds`` (when profiling),
-            ``nn_pairs_sent``.
+            ``nn_pairs_sent`` and ``nn_messages`` (pairs and non-empty messages this process sent to
+            others).
 
         Raises
         ------
         VertexIdError
             If ``root`` is not a vertex.
         """
-        graph, xp = self.graph, self.xp
+        graph = self.graph
         if not 0 <= int(root) < graph.num_vertices:
             raise VertexIdError(f"BFS root {root} is outside [0, {graph.num_vertices - 1}]")
         stats = {"directions": [], "frontiers": [], "phases": dict.fromkeys(PHASES, 0.0), "nn_pairs_sent": 0,
-                 "level_seconds": []}
+                 "nn_messages": 0, "level_seconds": []}
         backward = dict.fromkeys(DIRECTED_KINDS, False)
         with self.backend.activate():
             self.backend.synchronize()
@@ -344,27 +350,44 @@ class Searcher:
         else:
             self._cpu(self.kernels.push_pairs, graph.nn.indptr, graph.nn.indices, queue, scan, self.stride,
                       self.offset, targets, sources)
-        if self.options.uniquify:
-            targets, first = xp.unique(targets, return_index=True)
-            sources = sources[first]
         return targets, sources
 
     def _exchange_pairs(self, pairs, level: int, stats: dict):
-        """Send the nn pairs to the targets' owners and apply what arrives (collective)."""
+        """Send the nn pairs to the targets' owners and apply what arrives (collective).
+
+        Direct: one all-to-all to the owners. With ``Options.local_all2all`` (and several GPUs per
+        host): first to the peer on this host with the owner's GPU index, then, from there, to
+        the owner among the processes of that GPU index on the other hosts (the paper's L), so
+        each process sends to ``gpus_per_host - 1 + hosts - 1`` others instead of ``p - 1``.
+        ``Options.uniquify`` removes duplicate targets before the (last) sending step.
+        """
         xp, layout = self.xp, self.graph.layout
         if self.group.size == 1:
             return
         if pairs is None:
             pairs = (xp.empty(0, dtype=np.int64), xp.empty(0, dtype=np.int64))
         targets, sources = pairs
-        owner = layout.owner(targets)
-        order = xp.argsort(owner)
-        counts = to_numpy(xp.bincount(owner, minlength=self.group.size)).astype(np.int64)
+        if self.options.local_all2all and layout.gpus_per_host > 1:
+            host = self.group.rank // layout.gpus_per_host
+            peer = host * layout.gpus_per_host + layout.owner(targets) % layout.gpus_per_host
+            targets, sources = self._send(targets, sources, peer, stats)
+        if self.options.uniquify:
+            targets, first = xp.unique(targets, return_index=True)
+            sources = sources[first]
+        targets, sources = self._send(targets, sources, layout.owner(targets), stats)
+        if targets.size:
+            self._apply(targets // self.stride, sources, level)
+
+    def _send(self, targets, sources, destination, stats: dict):
+        """Every pair to its ``destination`` process (one all-to-all); returns the pairs received."""
+        xp = self.xp
+        order = xp.argsort(destination)
+        counts = to_numpy(xp.bincount(destination, minlength=self.group.size)).astype(np.int64)
         payload = xp.stack((targets[order], sources[order]), axis=1).reshape(-1)
         stats["nn_pairs_sent"] += int(counts.sum() - counts[self.group.rank])
+        stats["nn_messages"] += int(np.count_nonzero(np.delete(counts, self.group.rank)))
         received = self.group.exchange(payload, counts * 2).wait().received.reshape(-1, 2)
-        if received.shape[0]:
-            self._apply(received[:, 0] // self.stride, received[:, 1].copy(), level)
+        return received[:, 0].copy(), received[:, 1].copy()
 
     def _apply(self, targets, sources, level: int):
         arguments = (targets, sources, self.depth, self.parent, np.int32(level))

@@ -65,7 +65,8 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         On process 0 the record: ``text`` (the reference's output block), per-root ``seconds``,
         ``nedge``, ``levels``, ``validation_seconds``; ``threshold``, ``delegates``,
         ``arcs`` per kind, ``memory`` per process, ``generation_seconds``,
-        ``construction_seconds``, the options, ``phases`` summed over the searches, and
+        ``construction_seconds``, the options, ``phases`` summed over the searches,
+        ``nn_pairs_sent`` / ``nn_messages`` (all processes, all searches), and
         ``first_search`` (directions and frontier sizes per level). ``None`` on the others.
 
     Raises
@@ -120,11 +121,13 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         whole = (sources, targets) if group.size == 1 else _whole_edges(backend, scale, edge_factor, seed)
     record = {"seconds": [], "nedge": [], "levels": [], "validation_seconds": [], "roots": chosen_roots.tolist()}
     phases = {}
+    traffic = np.zeros(2, dtype=np.int64)  # nn pairs and non-empty nn messages to other processes
     first_search = None
     for index, root in enumerate(chosen_roots):
         group.allreduce([0])  # every process starts the clock together
         stats = searcher.search(int(root))
         seconds = float(group.allreduce([stats["seconds"]], "max")[0])
+        traffic += (stats["nn_pairs_sent"], stats["nn_messages"])
         for name, value in stats["phases"].items():
             phases[name] = phases.get(name, 0.0) + value
         first_search = first_search or {key: stats[key] for key in ("directions", "frontiers", "level_seconds")}
@@ -149,6 +152,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
             say(f"root {index + 1}/{len(chosen_roots)} {int(root)}: {seconds * 1e3:.3f} ms, "
                 f"{nedge / seconds / 1e9:.2f} GTEPS, {stats['levels']} levels")
     memory = group.all_gather(np.array(list(parts.memory().values()), dtype=np.float64))
+    traffic = group.allreduce(traffic)
     if group.rank != 0:
         return None
     record.update({
@@ -162,6 +166,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         "memory": [dict(zip(parts.memory(), map(float, piece))) for piece in memory],
         "generation_seconds": generation, "construction_seconds": construction,
         "options": asdict(options), "phases": phases, "first_search": first_search,
+        "nn_pairs_sent": int(traffic[0]), "nn_messages": int(traffic[1]),
         "nedge_estimated": not validate,
         "harmonic_mean_teps": summary.teps_statistics(record["nedge"], record["seconds"])["harmonic_mean"],
     })

@@ -131,9 +131,7 @@ def choose_threshold(degree, nn_edges: np.ndarray, processes: int) -> int:
     good = np.flatnonzero(allowed & (shares <= config.GRAPH500_NN_EDGE_SHARE))
     if good.size:
         return 1 << int(good[-1])
-    candidates = np.flatnonzero(allowed)
-    if candidates.size == 0:
-        return 1 << (_LOG2_CANDIDATES - 1)
+    candidates = np.flatnonzero(allowed)  # never empty: the largest candidate has no delegates
     return 1 << int(candidates[np.argmin(shares[candidates])])
 
 

@@ -199,6 +199,7 @@ def test_harness_one_process_prints_the_reference_block():
     (2, 1, Options()),
     (3, 1, Options(blocking_reduction=False, uniquify=True)),
     (4, 2, Options(direction_optimizing=False)),
+    (4, 2, Options(local_all2all=True, uniquify=True)),
 ])
 def test_gloo_processes_give_validated_trees(processes, gpus_per_host, options):
     one = harness.run(10, processes=1, roots=3)
@@ -206,6 +207,15 @@ def test_gloo_processes_give_validated_trees(processes, gpus_per_host, options):
     assert many["processes"] == processes and many["roots"] == one["roots"]
     assert many["nedge"] == one["nedge"] and many["levels"] == one["levels"]  # every tree validated on rank 0
     assert len(many["memory"]) == processes
+    assert many["nn_pairs_sent"] > 0 and many["nn_messages"] > 0
+
+
+def test_local_all2all_sends_fewer_messages():
+    direct = harness.run(11, processes=4, gpus_per_host=2, roots=2, validate=False)
+    local = harness.run(11, processes=4, gpus_per_host=2, roots=2, validate=False, options=Options(local_all2all=True))
+    assert local["nedge"] == direct["nedge"]
+    # Each process sends to its one host peer and its one same-index peer, not to all three others.
+    assert local["nn_messages"] < direct["nn_messages"]
 
 
 def test_harness_rejects_bad_arguments():
