@@ -7,7 +7,8 @@ One device call runs, in order (each step prints its lines and the JSON grows as
 2. ``main``: scale ``--scale`` per GPU, 64 roots, validated, the reference's output block;
 3. ``profile``: the same graph, 8 roots with the per-phase timers (Figure 8's breakdown);
 4. ``options``: DO off, and with several processes the base case, non-blocking reduction and
-   uniquify, with several GPUs per host local all-to-all (alone and with uniquify), 16 roots;
+   uniquify, with several GPUs per host local all-to-all (alone and with uniquify), 16 roots,
+   with the per-phase timers (Figure 8's breakdown);
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each;
 6. ``micro``: where one search's host time goes (cProfile) and single primitives timed alone.
 
@@ -76,12 +77,13 @@ def main() -> int:
         record = run("profile", scale, 8, validate=False, options=Options(profile=True))
         print("phases:", {k: round(v, 4) for k, v in record["phases"].items()}, flush=True)
     if "options" in steps:
-        variants = {"no-DO": Options(direction_optimizing=False)}
+        variants = {"no-DO": Options(direction_optimizing=False, profile=True)}
         if args.gpus > 1:
-            variants.update({"base": Options(), "IR": Options(blocking_reduction=False),
-                             "U": Options(uniquify=True)})
+            variants.update({"base": Options(profile=True), "IR": Options(blocking_reduction=False, profile=True),
+                             "U": Options(uniquify=True, profile=True)})
         if args.gpus_per_host > 1:
-            variants.update({"L": Options(local_all2all=True), "L+U": Options(local_all2all=True, uniquify=True)})
+            variants.update({"L": Options(local_all2all=True, profile=True),
+                             "L+U": Options(local_all2all=True, uniquify=True, profile=True)})
         for label, options in variants.items():
             print(f"[options] {label}", flush=True)
             record = run("options", scale, 16, validate=False, options=options)
