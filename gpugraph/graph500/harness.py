@@ -228,7 +228,8 @@ def run(scale: int, *, processes: int = 1, device: str = "cpu", **keywords) -> d
     Raises
     ------
     InvalidParameterError
-        For a process count below 1 or an unknown device.
+        For a process count below 1, one that is not a multiple of ``gpus_per_host``, or an
+        unknown device.
     DistributedError
         If a process fails (its message says why).
     """
@@ -236,6 +237,9 @@ def run(scale: int, *, processes: int = 1, device: str = "cpu", **keywords) -> d
         raise InvalidParameterError(f"the number of processes must be at least 1, got {processes}")
     if device not in ("cpu", "cuda"):
         raise InvalidParameterError(f"device must be 'cpu' or 'cuda', got {device!r}")
+    gpus_per_host = keywords.get("gpus_per_host", 1)
+    if gpus_per_host < 1 or processes % gpus_per_host:
+        raise InvalidParameterError(f"{processes} processes are not a whole number of hosts of {gpus_per_host}")
     progress = keywords.pop("progress", False)
     if processes == 1:
         report = _stderr if progress else None

@@ -227,6 +227,8 @@ def test_harness_rejects_bad_arguments():
         harness.run(6, roots=0)
     with pytest.raises(InvalidParameterError):
         harness.run(6, gpus_per_host=2)
+    with pytest.raises(InvalidParameterError, match="whole number of hosts"):
+        harness.run(6, processes=3, gpus_per_host=2)  # refused before any process starts
 
 
 def test_estimated_edges_without_validation_match_the_validated_count():
