@@ -10,7 +10,8 @@ One device call runs, in order (each step prints its lines and the JSON grows as
    uniquify, with several GPUs per host local all-to-all (alone and with uniquify), 16 roots,
    with the per-phase timers (Figure 8's breakdown);
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each;
-6. ``micro``: where one search's host time goes (cProfile) and single primitives timed alone.
+6. ``micro``: where one search's host time goes (cProfile), single primitives timed alone, and
+   for the per-level kernels the host time of the launch call next to the device time.
 
 Usage: ``python bench/graph500_check.py [--scale 24] [--gpus 1] [--steps check,main,...] [--out DIR]``.
 """
@@ -23,6 +24,8 @@ import os
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 
 def main() -> int:
@@ -131,6 +134,45 @@ def _micro(harness, scale, args):
     timed("previsit + read", lambda: searcher._previsit(2))
     timed("mark found", lambda: searcher._mark_found(9))
     timed("search", lambda: searcher.search(root), 10)
+    if backend.is_cuda and not backend.simulated:
+        _split_launches(searcher)
+
+
+def _split_launches(searcher):
+    """Host time of a launch call and device time of the kernel it starts, for the per-level
+    kernels: which of the two makes the small levels cost ~0.45 ms."""
+    import cupy
+
+    from gpugraph import config
+    from gpugraph.backend.kernels import launch_cuda_grid, launch_cuda_kernel
+
+    backend, kernels, degree = searcher.backend, searcher.kernels, searcher.degree
+    blocks = backend.multiprocessors() * config.GRAPH500_PREVISIT_BLOCKS_PER_SM
+    previsit = (searcher.depth, searcher.delegate_depth, np.int32(2), searcher.has_nd, degree["nd"], degree["nn"],
+                degree["dd"], degree["dn"], searcher.counts, searcher.normal_queue, searcher.delegate_queue,
+                searcher.unvisited_queue)
+    cases = {
+        "previsit kernel": lambda: launch_cuda_grid(kernels.previsit, backend, blocks, backend.threads_per_block(),
+                                                    *previsit),
+        "mark_found kernel": lambda: launch_cuda_kernel(kernels.mark_found, backend, int(searcher.new.size),
+                                                        searcher.new, searcher.delegate_depth, np.int32(9)),
+        "cupy fill (counters)": lambda: searcher.counts.fill(0),
+        "counters read": lambda: searcher.counts.get(),
+    }
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    for label, function in cases.items():
+        host = device = 0.0
+        for _ in range(20):
+            backend.synchronize()
+            start.record()
+            began = time.perf_counter()
+            function()
+            host += time.perf_counter() - began
+            end.record()
+            end.synchronize()
+            device += cupy.cuda.get_elapsed_time(start, end) / 1e3
+        print(f"[micro] {label}: host call {host / 20 * 1e6:.1f} us, start to end on the device "
+              f"{device / 20 * 1e6:.1f} us", flush=True)
 
 
 if __name__ == "__main__":
