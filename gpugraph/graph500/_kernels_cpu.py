@@ -12,6 +12,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+#: :func:`previsit` splits the vertices into pieces of about this many (at most PREVISIT_MAX_PIECES),
+#: enough pieces for every core and few enough that the per-piece bookkeeping costs nothing.
+PREVISIT_PIECE = 16384
+PREVISIT_MAX_PIECES = 1024
+
 
 @njit(cache=True, inline="always")
 def _global_id(x, ids, stride, offset):
@@ -101,7 +106,7 @@ def pull_delegates(indptr, indices, rows, new, candidate, level, column_depth, c
                     break
 
 
-@njit(cache=True)
+@njit(parallel=True, cache=True)
 def previsit(depth, delegate_depth, level, has_nd, nd_degree, nn_degree, dd_degree, dn_degree, out, normal_queue,
              delegate_queue, unvisited_queue):
     """The level's frontier queues and the numbers the direction decisions need, into ``out``
@@ -109,30 +114,84 @@ def previsit(depth, delegate_depth, level, has_nd, nd_degree, nn_degree, dd_degr
     and nn arcs, [3] unvisited normals with nd arcs (``has_nd``); [4] delegate frontier size
     (``delegate_queue[:out[4]]``), [5] and [6] its dd and dn arcs, [7] unvisited delegates with dd
     arcs, [8] with dn arcs, [9] with either (``unvisited_queue[:out[9]]``, the rows of the
-    backward delegate visits)."""
-    out[:] = 0
-    for x in range(depth.size):
-        if depth[x] == level:
-            normal_queue[out[0]] = x
-            out[0] += 1
-            out[1] += nd_degree[x]
-            out[2] += nn_degree[x]
-        elif depth[x] < 0 and has_nd[x]:
-            out[3] += 1
-    for x in range(delegate_depth.size):
-        if delegate_depth[x] == level:
-            delegate_queue[out[4]] = x
-            out[4] += 1
-            out[5] += dd_degree[x]
-            out[6] += dn_degree[x]
-        elif delegate_depth[x] < 0:
-            if dd_degree[x] > 0:
-                out[7] += 1
-            if dn_degree[x] > 0:
-                out[8] += 1
-            if dd_degree[x] > 0 or dn_degree[x] > 0:
-                unvisited_queue[out[9]] = x
-                out[9] += 1
+    backward delegate visits).
+
+    In parallel over pieces of the vertex range: a first pass counts per piece (in locals), a
+    prefix sum places each piece's run in the queues, a second pass over the pieces that have
+    queue entries writes them (in vertex order).
+    """
+    pieces = _pieces(depth.size)
+    normal = np.zeros((pieces, 4), dtype=np.int64)
+    for piece in prange(pieces):
+        frontier = nd_arcs = nn_arcs = unvisited = 0
+        for x in range(depth.size * piece // pieces, depth.size * (piece + 1) // pieces):
+            # Without branches, so the loop vectorises (the depths of a level are irregular).
+            at = depth[x]
+            here = np.int64(at == level)
+            frontier += here
+            nd_arcs += here * nd_degree[x]
+            nn_arcs += here * nn_degree[x]
+            unvisited += np.int64(at < 0) & np.int64(has_nd[x] != 0)
+        normal[piece, 0], normal[piece, 1], normal[piece, 2], normal[piece, 3] = frontier, nd_arcs, nn_arcs, unvisited
+    starts = _exclusive_sum(normal[:, 0])
+    for piece in prange(pieces):
+        if normal[piece, 0]:
+            place = starts[piece]
+            for x in range(depth.size * piece // pieces, depth.size * (piece + 1) // pieces):
+                if depth[x] == level:
+                    normal_queue[place] = x
+                    place += 1
+    size = delegate_depth.size
+    pieces = _pieces(size)
+    delegates = np.zeros((pieces, 6), dtype=np.int64)
+    for piece in prange(pieces):
+        frontier = dd_arcs = dn_arcs = unvisited_dd = unvisited_dn = unvisited = 0
+        for x in range(size * piece // pieces, size * (piece + 1) // pieces):
+            at = delegate_depth[x]
+            here = np.int64(at == level)
+            open_row = np.int64(at < 0)
+            has_dd, has_dn = np.int64(dd_degree[x] > 0), np.int64(dn_degree[x] > 0)
+            frontier += here
+            dd_arcs += here * dd_degree[x]
+            dn_arcs += here * dn_degree[x]
+            unvisited_dd += open_row & has_dd
+            unvisited_dn += open_row & has_dn
+            unvisited += open_row & (has_dd | has_dn)
+        delegates[piece, 0], delegates[piece, 1], delegates[piece, 2] = frontier, dd_arcs, dn_arcs
+        delegates[piece, 3], delegates[piece, 4], delegates[piece, 5] = unvisited_dd, unvisited_dn, unvisited
+    frontier_starts = _exclusive_sum(delegates[:, 0])
+    unvisited_starts = _exclusive_sum(delegates[:, 5])
+    for piece in prange(pieces):
+        if delegates[piece, 0] or delegates[piece, 5]:
+            frontier_place, unvisited_place = frontier_starts[piece], unvisited_starts[piece]
+            for x in range(size * piece // pieces, size * (piece + 1) // pieces):
+                at = delegate_depth[x]
+                if at == level:
+                    delegate_queue[frontier_place] = x
+                    frontier_place += 1
+                elif at < 0 and (dd_degree[x] > 0 or dn_degree[x] > 0):
+                    unvisited_queue[unvisited_place] = x
+                    unvisited_place += 1
+    totals = normal.sum(axis=0)
+    out[0], out[1], out[2], out[3] = totals[0], totals[1], totals[2], totals[3]
+    totals = delegates.sum(axis=0)
+    out[4], out[5], out[6], out[7], out[8], out[9] = totals[0], totals[1], totals[2], totals[3], totals[4], totals[5]
+
+
+@njit(cache=True)
+def _pieces(size):
+    """Pieces of a vertex range for :func:`previsit`: about ``PREVISIT_PIECE`` vertices each."""
+    return max(1, min(PREVISIT_MAX_PIECES, size // PREVISIT_PIECE))
+
+
+@njit(cache=True)
+def _exclusive_sum(values):
+    sums = np.empty(values.size, dtype=np.int64)
+    total = 0
+    for index in range(values.size):
+        sums[index] = total
+        total += values[index]
+    return sums
 
 
 @njit(parallel=True, cache=True)
