@@ -72,7 +72,8 @@ class Communicator:
         self.backend = backend
         self.rank = self.dist.get_rank()
         self.size = self.dist.get_world_size()
-        self.device = self.torch.device("cuda", backend.device_id) if backend.is_cuda else self.torch.device("cpu")
+        on_gpu = backend.is_cuda and not backend.simulated  # the simulator's arrays live on the host
+        self.device = self.torch.device("cuda", backend.device_id) if on_gpu else self.torch.device("cpu")
         self.counters = {"bytes_sent": 0, "messages": 0, "exchanges": 0,
                          "communication_seconds": 0.0, "waiting_seconds": 0.0}
 

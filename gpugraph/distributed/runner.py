@@ -196,7 +196,8 @@ def run(graph, algorithm: str, *, processes: int = 2, policy: str = "oec", mode:
 
 def launch(function, processes: int, kind: str, *args) -> None:
     """Start ``processes`` ranks on this host, each calling ``function(rank, kind, *args)`` with
-    torch.distributed initialised (NCCL for ``kind="cuda"``, else Gloo); wait for all.
+    torch.distributed initialised (NCCL for ``kind="cuda"`` on real GPUs, else Gloo, also for the
+    CUDA simulator's GPUs); wait for all.
 
     The ranks are fresh interpreters (``python -m gpugraph.distributed._rank``), so this works
     from scripts without a ``__main__`` guard, from notebooks and from the REPL; ``function``
@@ -255,7 +256,9 @@ def rank_entry(folder: str, rank: int) -> None:
         function = _script_module(script) if script else importlib.import_module(module)
         for part in name.split("."):
             function = getattr(function, part)
-        dist.init_process_group("nccl" if kind == "cuda" else "gloo", init_method=request["address"], rank=rank,
+        # NCCL on real GPUs; Gloo on CPUs and for the simulator's GPUs (host arrays underneath).
+        transport = "nccl" if kind == "cuda" and not get_backend(f"cuda:{rank}").simulated else "gloo"
+        dist.init_process_group(transport, init_method=request["address"], rank=rank,
                                 world_size=processes,
                                 timeout=datetime.timedelta(seconds=config.DISTRIBUTED_TIMEOUT_SECONDS))
         function(rank, kind, *request["args"])

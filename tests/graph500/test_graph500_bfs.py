@@ -249,6 +249,17 @@ def test_cuda_kernels_under_the_simulator(options):
     assert record["nedge"] == reference["nedge"] and record["levels"] == reference["levels"]
 
 
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+def test_cuda_kernels_of_several_processes_under_the_simulator():
+    """The nn pair kernels (push_pairs, apply_pairs) run only with several processes."""
+    options = Options(uniquify=True, blocking_reduction=False)
+    record = harness.run(6, processes=2, device="cuda", roots=2, options=options, edge_factor=8)
+    reference = harness.run(6, processes=1, device="cpu", roots=2, edge_factor=8)
+    assert record["nedge"] == reference["nedge"] and record["levels"] == reference["levels"]
+    assert record["nn_pairs_sent"] > 0
+
+
 def test_cuda_kernels_compile_to_ptx(ptx_of):
     from gpugraph.graph500 import _kernels_cuda as kernels
 
