@@ -26,30 +26,25 @@ def _global_id(x, ids, stride, offset):
 
 
 @njit(parallel=True, cache=True)
-def push_delegates(indptr, indices, queue, ids, stride, offset, delegate_depth, new, candidate):
-    """Forward visit into delegates (dd, nd): each frontier row marks its unvisited delegate
-    columns as new this level, with the row as candidate parent."""
+def push(indptr, indices, queue, ids, stride, offset, seen, mark, owner, level):
+    """Forward visit of the rows in ``queue``. Into local normals (dn, nn on one process; ``mark``
+    empty): an unvisited column joins depth ``level + 1`` in ``seen`` with the row as parent in
+    ``owner``. Into delegates (dd, nd; ``seen`` the delegate depths): an unvisited column not yet
+    marked is marked new in ``mark``, with the row as candidate parent in ``owner`` (its depth
+    waits for the reduction). The writes stay in the loop body: Numba's prange can lose writes made
+    through a called function (docs/architecture.md)."""
     for item in prange(queue.size):
         row = queue[item]
         source = _global_id(row, ids, stride, offset)
         for position in range(indptr[row], indptr[row + 1]):
             target = indices[position]
-            if delegate_depth[target] < 0 and new[target] == 0:
-                new[target] = 1
-                candidate[target] = source
-
-
-@njit(parallel=True, cache=True)
-def push_normals(indptr, indices, queue, ids, stride, offset, depth, parent, level):
-    """Forward visit into local normals (dn): unvisited columns join level ``level + 1``."""
-    for item in prange(queue.size):
-        row = queue[item]
-        source = _global_id(row, ids, stride, offset)
-        for position in range(indptr[row], indptr[row + 1]):
-            target = indices[position]
-            if depth[target] < 0:
-                depth[target] = level + 1
-                parent[target] = source
+            if seen[target] < 0:
+                if mark.size == 0:
+                    seen[target] = level + 1
+                    owner[target] = source
+                elif mark[target] == 0:
+                    mark[target] = 1
+                    owner[target] = source
 
 
 @njit(parallel=True, cache=True)

@@ -1,18 +1,20 @@
 """CUDA visit kernels of the distributed BFS (private: see :mod:`gpugraph.graph500.bfs`).
 
-Twins of :mod:`gpugraph.graph500._kernels_cpu`. Forward visits are edge-balanced: thread ``t``
-takes arcs ``t, t + T, ...`` of the frontier's rows laid end to end (``scan`` is the exclusive
-prefix sum of the rows' degrees, ``scan[-1]`` the total) and finds its row by binary search, so a
-hub's list is shared by many threads. Backward visits give a thread one row and stop at the first
-column in the frontier; rows are sorted by delegate number, hubs first, so most rows stop after
-a try or two. Claims are plain stores (two threads that claim the same vertex write the same
-depth and each a valid parent).
+Twins of :mod:`gpugraph.graph500._kernels_cpu`. Forward visits of delegate rows (long, skewed)
+are edge-balanced: thread ``t`` takes arcs ``t, t + T, ...`` of the frontier's rows laid end to
+end (``scan`` is the exclusive prefix sum of the rows' degrees, ``scan[-1]`` the total) and finds
+its row by binary search, so a hub's list is shared by many threads; forward visits of normal
+rows (at most TH arcs) take a thread per row. Backward visits into normals give a thread one row,
+into delegates a block one row, and stop at the first column in the frontier; rows are sorted by
+delegate number, hubs first, so most rows stop after a try or two. Claims are plain stores (two
+threads that claim the same vertex write the same depth and each a valid parent).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from gpugraph.backend.cuda_device import last_at_most, thread_index
 from gpugraph.backend.numba_cuda import load_numba_cuda
 
 cuda = load_numba_cuda()
@@ -31,74 +33,39 @@ def _global_id(x, ids, stride, offset):
 
 
 @cuda.jit(device=True, inline=True)
-def _item_of(scan, arc):
-    """The largest ``i`` with ``scan[i] <= arc``."""
-    low = 0
-    high = scan.size - 1
-    while high - low > 1:
-        middle = (low + high) // 2
-        if scan[middle] <= arc:
-            low = middle
-        else:
-            high = middle
-    return low
+def _claim(target, source, seen, mark, owner, level):
+    """One forward claim, as :func:`gpugraph.graph500._kernels_cpu.push` describes it (normals
+    when ``mark`` is empty, else delegates)."""
+    if seen[target] < 0:
+        if mark.size == 0:
+            seen[target] = level + 1
+            owner[target] = source
+        elif mark[target] == 0:
+            mark[target] = 1
+            owner[target] = source
 
 
 @cuda.jit(cache=True)
-def push_delegates(indptr, indices, queue, scan, ids, stride, offset, delegate_depth, new, candidate):
-    """Forward visit into delegates (dd, nd)."""
+def push(indptr, indices, queue, scan, ids, stride, offset, seen, mark, owner, level):
+    """Forward visit of delegate rows (dd, dn), edge-balanced over the frontier's arcs."""
     total = scan[scan.size - 1]
     step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
-    for arc in range(np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x, total, step):
-        item = _item_of(scan, arc)
+    for arc in range(thread_index(), total, step):
+        item = last_at_most(scan, queue.size, arc)
         row = queue[item]
-        target = indices[indptr[row] + arc - scan[item]]
-        if delegate_depth[target] < 0 and new[target] == 0:
-            new[target] = 1
-            candidate[target] = _global_id(row, ids, stride, offset)
+        _claim(indices[indptr[row] + arc - scan[item]], _global_id(row, ids, stride, offset), seen, mark, owner,
+               level)
 
 
 @cuda.jit(cache=True)
-def push_normals(indptr, indices, queue, scan, ids, stride, offset, depth, parent, level):
-    """Forward visit into local normals (dn)."""
-    total = scan[scan.size - 1]
-    step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
-    for arc in range(np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x, total, step):
-        item = _item_of(scan, arc)
-        row = queue[item]
-        target = indices[indptr[row] + arc - scan[item]]
-        if depth[target] < 0:
-            depth[target] = level + 1
-            parent[target] = _global_id(row, ids, stride, offset)
-
-
-@cuda.jit(cache=True)
-def push_delegates_by_row(indptr, indices, queue, ids, stride, offset, delegate_depth, new, candidate):
-    """:func:`push_delegates` with a thread per frontier row, for normal rows (at most TH arcs:
-    no binary search per arc)."""
-    item = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
+def push_by_row(indptr, indices, queue, ids, stride, offset, seen, mark, owner, level):
+    """Forward visit of normal rows (nn, nd: at most TH arcs each), a thread per row."""
+    item = thread_index()
     if item < queue.size:
         row = queue[item]
         source = _global_id(row, ids, stride, offset)
         for position in range(indptr[row], indptr[row + 1]):
-            target = indices[position]
-            if delegate_depth[target] < 0 and new[target] == 0:
-                new[target] = 1
-                candidate[target] = source
-
-
-@cuda.jit(cache=True)
-def push_normals_by_row(indptr, indices, queue, ids, stride, offset, depth, parent, level):
-    """:func:`push_normals` with a thread per frontier row, for normal rows (nn on one process)."""
-    item = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
-    if item < queue.size:
-        row = queue[item]
-        source = _global_id(row, ids, stride, offset)
-        for position in range(indptr[row], indptr[row + 1]):
-            target = indices[position]
-            if depth[target] < 0:
-                depth[target] = level + 1
-                parent[target] = source
+            _claim(indices[position], source, seen, mark, owner, level)
 
 
 @cuda.jit(cache=True)
@@ -106,8 +73,8 @@ def push_pairs(indptr, indices, queue, scan, stride, offset, out_targets, out_so
     """Forward visit of nn arcs into (target, source) pairs of global ids."""
     total = scan[scan.size - 1]
     step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
-    for arc in range(np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x, total, step):
-        item = _item_of(scan, arc)
+    for arc in range(thread_index(), total, step):
+        item = last_at_most(scan, queue.size, arc)
         row = queue[item]
         out_targets[arc] = indices[indptr[row] + arc - scan[item]]
         out_sources[arc] = np.int64(row) * stride + offset
@@ -116,7 +83,7 @@ def push_pairs(indptr, indices, queue, scan, stride, offset, out_targets, out_so
 @cuda.jit(cache=True)
 def apply_pairs(targets, sources, depth, parent, level):
     """Received nn visits (local target indices)."""
-    item = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
+    item = thread_index()
     if item < targets.size:
         target = targets[item]
         if depth[target] < 0:
@@ -127,7 +94,7 @@ def apply_pairs(targets, sources, depth, parent, level):
 @cuda.jit(cache=True)
 def pull_normals(indptr, indices, depth, parent, level, column_depth, column_ids):
     """Backward visit into local normals through their nd rows."""
-    row = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
+    row = thread_index()
     if row < indptr.size - 1 and depth[row] < 0:
         for position in range(indptr[row], indptr[row + 1]):
             column = indices[position]
@@ -289,6 +256,6 @@ def _add_to_block(block, slot, value):
 @cuda.jit(cache=True)
 def mark_found(new, delegate_depth, level):
     """Delegates set in the combined mask join depth ``level + 1``."""
-    x = np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
+    x = thread_index()
     if x < new.size and new[x] != 0:
         delegate_depth[x] = level + 1

@@ -165,6 +165,7 @@ class Searcher:
             self.delegate_queue = xp.empty(d, dtype=np.int32)
             self.unvisited_queue = xp.empty(d, dtype=np.int32)
             self.no_ids = xp.empty(0, dtype=np.int64)
+            self.no_mark = xp.empty(0, dtype=np.uint8)  # push's "targets are normals" marker
         host_ids = to_numpy(subgraphs.delegate_ids)
         self._delegates_by_id = np.argsort(host_ids)
         self._sorted_delegates = host_ids[self._delegates_by_id]
@@ -312,18 +313,17 @@ class Searcher:
         graph = self.graph
         self.new.fill(0)
         level = np.int32(level)
-        state = (self.delegate_depth, self.new, self.candidate)
+        state = (self.delegate_depth, self.new, self.candidate, level)
         rows = self.unvisited_queue[:unvisited]
         # A kind whose frontier is empty finds nothing in either direction.
         if q_delegate and backward["dd"]:
             self._pull_delegates("dd", rows, level, self.delegate_depth, graph.delegate_ids)
         elif q_delegate and fv_dd:
-            self._push(self.kernels.push_delegates, "dd", self._delegate_queue(q_delegate), graph.delegate_ids, fv_dd,
-                       *state)
+            self._push("dd", self.delegate_queue[:q_delegate], graph.delegate_ids, fv_dd, *state)
         if q_normal and backward["nd"]:
             self._pull_delegates("dn", rows, level, self.depth, self.no_ids)
         elif q_normal and fv_nd:
-            self._push(self.kernels.push_delegates, "nd", self._normal_queue(q_normal), self.no_ids, fv_nd, *state)
+            self._push("nd", self.normal_queue[:q_normal], self.no_ids, fv_nd, *state)
 
     def _normal_visits(self, level, backward, q_normal, q_delegate, fv_dn, fv_nn):
         """dn and nn visits; returns the nn pairs ``(targets, sources)`` to send (``None`` when
@@ -333,13 +333,13 @@ class Searcher:
         if q_delegate and backward["dn"]:
             self._pull_normals(level)
         elif q_delegate and fv_dn:
-            self._push(self.kernels.push_normals, "dn", self._delegate_queue(q_delegate), graph.delegate_ids, fv_dn,
-                       self.depth, self.parent, level)
+            self._push("dn", self.delegate_queue[:q_delegate], graph.delegate_ids, fv_dn, self.depth, self.no_mark,
+                       self.parent, level)
         if not (q_normal and fv_nn):
             return None
-        queue = self._normal_queue(q_normal)
+        queue = self.normal_queue[:q_normal]
         if self.group.size == 1:  # every nn target is local: its global id is its local index
-            self._push(self.kernels.push_normals, "nn", queue, self.no_ids, fv_nn, self.depth, self.parent, level)
+            self._push("nn", queue, self.no_ids, fv_nn, self.depth, self.no_mark, self.parent, level)
             return None
         scan = self._scan("nn", queue)
         targets = xp.empty(fv_nn, dtype=np.int64)
@@ -397,12 +397,6 @@ class Searcher:
             self._cpu(self.kernels.apply_pairs, *arguments)
 
     # --- kernel launches -------------------------------------------------------------------------
-    def _normal_queue(self, size: int):
-        return self.normal_queue[:size]
-
-    def _delegate_queue(self, size: int):
-        return self.delegate_queue[:size]
-
     def _scan(self, kind: str, queue):
         """Exclusive prefix sum of the ``kind`` degrees of the rows in ``queue`` (one longer)."""
         xp = self.xp
@@ -410,20 +404,20 @@ class Searcher:
         xp.cumsum(self.degree[kind][queue], out=scan[1:])
         return scan
 
-    def _push(self, kernel, kind: str, queue, ids, arcs: int, *state):
-        """A forward visit of the ``kind`` rows in ``queue`` (``arcs`` of them in all): on the GPU
-        edge-balanced for delegate rows (long, skewed), a thread per row for normal rows."""
+    def _push(self, kind: str, queue, ids, arcs: int, *state):
+        """A forward visit of the ``kind`` rows in ``queue`` (``arcs`` of them in all; ``state`` as
+        ``_kernels_cpu.push`` takes it): on the GPU edge-balanced for delegate rows (long,
+        skewed), a thread per row for normal rows."""
         csr = getattr(self.graph, kind)
+        arguments = (csr.indptr, csr.indices, queue)
         if self.backend.is_cuda and kind in ("nn", "nd"):
-            by_row = {self.kernels.push_delegates: self.kernels.push_delegates_by_row,
-                      self.kernels.push_normals: self.kernels.push_normals_by_row}[kernel]
-            launch_cuda_kernel(by_row, self.backend, int(queue.size), csr.indptr, csr.indices, queue, ids,
+            launch_cuda_kernel(self.kernels.push_by_row, self.backend, int(queue.size), *arguments, ids,
                                self.stride, self.offset, *state)
         elif self.backend.is_cuda:
-            self._launch_edges(kernel, arcs, csr.indptr, csr.indices, queue, self._scan(kind, queue), ids,
-                               self.stride, self.offset, *state)
+            self._launch_edges(self.kernels.push, arcs, *arguments, self._scan(kind, queue), ids, self.stride,
+                               self.offset, *state)
         else:
-            self._cpu(kernel, csr.indptr, csr.indices, queue, ids, self.stride, self.offset, *state)
+            self._cpu(self.kernels.push, *arguments, ids, self.stride, self.offset, *state)
 
     def _pull_normals(self, level):
         """Backward dn: one thread (CUDA) or loop iteration (CPU) per local row of nd."""

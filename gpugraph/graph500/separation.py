@@ -96,9 +96,7 @@ def edge_share_table(comm, sources, destinations, degree) -> np.ndarray:
     xp = array_module(sources)
     keep = sources != destinations
     larger = xp.maximum(degree[sources[keep]], degree[destinations[keep]])
-    # ceil(log2(degree)): the smallest k with degree <= 2^k (degree >= 1 on a kept edge).
-    exponent = xp.ceil(xp.log2(larger.astype(np.float64))).astype(np.int64)
-    histogram = xp.bincount(exponent, minlength=_LOG2_CANDIDATES)[:_LOG2_CANDIDATES]
+    histogram = xp.bincount(_candidate_of(xp, larger), minlength=_LOG2_CANDIDATES)[:_LOG2_CANDIDATES]
     return np.cumsum(to_numpy(comm.allreduce_array(histogram.astype(np.int64))))
 
 
@@ -121,9 +119,8 @@ def choose_threshold(degree, nn_edges: np.ndarray, processes: int) -> int:
     """
     xp = array_module(degree)
     n = int(degree.size)
-    counts = to_numpy(xp.bincount(xp.ceil(xp.log2(xp.maximum(degree, 1).astype(np.float64))).astype(np.int64),
-                                  minlength=_LOG2_CANDIDATES))[:_LOG2_CANDIDATES]
-    # delegates(2^k) = vertices with degree > 2^k = those whose ceil(log2) exceeds k.
+    counts = to_numpy(xp.bincount(_candidate_of(xp, degree), minlength=_LOG2_CANDIDATES))[:_LOG2_CANDIDATES]
+    # delegates(2^k) = vertices with degree > 2^k = those whose candidate exceeds k.
     delegates = counts.sum() - np.cumsum(counts)
     total = max(int(nn_edges[-1]), 1)
     allowed = delegates < config.GRAPH500_MAX_DELEGATES_PER_PROCESS * n / processes
@@ -133,6 +130,11 @@ def choose_threshold(degree, nn_edges: np.ndarray, processes: int) -> int:
         return 1 << int(good[-1])
     candidates = np.flatnonzero(allowed)  # never empty: the largest candidate has no delegates
     return 1 << int(candidates[np.argmin(shares[candidates])])
+
+
+def _candidate_of(xp, degrees):
+    """The smallest ``k`` with ``degree <= 2^k``, i.e. ``ceil(log2(degree))`` (0 for degrees 0 and 1)."""
+    return xp.ceil(xp.log2(xp.maximum(degrees, 1).astype(np.float64))).astype(np.int64)
 
 
 def separate(degree, threshold: int) -> Separation:
