@@ -11,7 +11,7 @@ One device call runs, in order (each step prints its lines and the JSON grows as
    with the per-phase timers (Figure 8's breakdown);
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each;
 6. ``micro``: where one search's host time goes (cProfile), single primitives timed alone, and
-   for the per-level kernels the host time of the launch call next to the device time.
+   the device time of every kernel over five searches (torch.profiler / CUPTI).
 
 Usage: ``python bench/graph500_check.py [--scale 24] [--gpus 1] [--steps check,main,...] [--out DIR]``.
 """
@@ -103,6 +103,8 @@ def _micro(harness, scale, args):
     import cProfile
     import pstats
 
+    from gpugraph.backend import to_numpy
+
     captured = []
 
     class Capturing(harness.Searcher):
@@ -131,48 +133,28 @@ def _micro(harness, scale, args):
         backend.synchronize()
         print(f"[micro] {label}: {(time.perf_counter() - began) / repeats * 1e6:.1f} us", flush=True)
 
-    timed("previsit + read", lambda: searcher._previsit(2))
-    timed("mark found", lambda: searcher._mark_found(9))
+    timed("counters read", lambda: to_numpy(searcher.counts))
+    timed("close delegates", lambda: searcher._close(9))
     timed("search", lambda: searcher.search(root), 10)
     if backend.is_cuda and not backend.simulated:
-        _split_launches(searcher)
+        _kernel_times(searcher, root)
 
 
-def _split_launches(searcher):
-    """Host time of a launch call and device time of the kernel it starts, for the per-level
-    kernels: which of the two makes the small levels cost ~0.45 ms."""
-    import cupy
-
-    from gpugraph import config
-    from gpugraph.backend.kernels import launch_cuda_grid, launch_cuda_kernel
-
-    backend, kernels, degree = searcher.backend, searcher.kernels, searcher.degree
-    blocks = backend.multiprocessors() * config.GRAPH500_PREVISIT_BLOCKS_PER_SM
-    previsit = (searcher.depth, searcher.delegate_depth, np.int32(2), searcher.has_nd, degree["nd"], degree["nn"],
-                degree["dd"], degree["dn"], searcher.counts, searcher.normal_queue, searcher.delegate_queue,
-                searcher.unvisited_queue)
-    cases = {
-        "previsit kernel": lambda: launch_cuda_grid(kernels.previsit, backend, blocks, backend.threads_per_block(),
-                                                    *previsit),
-        "mark_found kernel": lambda: launch_cuda_kernel(kernels.mark_found, backend, int(searcher.new.size),
-                                                        searcher.new, searcher.delegate_depth, np.int32(9)),
-        "cupy fill (counters)": lambda: searcher.counts.fill(0),
-        "counters read": lambda: searcher.counts.get(),
-    }
-    start, end = cupy.cuda.Event(), cupy.cuda.Event()
-    for label, function in cases.items():
-        host = device = 0.0
-        for _ in range(20):
-            backend.synchronize()
-            start.record()
-            began = time.perf_counter()
-            function()
-            host += time.perf_counter() - began
-            end.record()
-            end.synchronize()
-            device += cupy.cuda.get_elapsed_time(start, end) / 1e3
-        print(f"[micro] {label}: host call {host / 20 * 1e6:.1f} us, start to end on the device "
-              f"{device / 20 * 1e6:.1f} us", flush=True)
+def _kernel_times(searcher, root):
+    """Device time per kernel over 5 searches (CUPTI through torch.profiler sees every kernel of
+    the process, Numba's and CuPy's alike) and the host time of one search's launches."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+    except ImportError as error:
+        print(f"[micro] no kernel times: {error}", flush=True)
+        return
+    searcher.search(root)
+    with profile(activities=[ProfilerActivity.CUDA]) as profiler:
+        for _ in range(5):
+            searcher.search(root)
+        searcher.backend.synchronize()
+    print(profiler.key_averages().table(sort_by="cuda_time_total", row_limit=20, max_name_column_width=60),
+          flush=True)
 
 
 if __name__ == "__main__":

@@ -270,9 +270,9 @@ GRAPH500_MAX_DELEGATES_PER_PROCESS = 4
 #: come back ("once the traversal switches to the backward direction, it does not need to change
 #: back").
 GRAPH500_DIRECTION_FACTORS = {"dd": (0.5, 0.0), "dn": (0.05, 0.0), "nd": (1e-7, 0.0)}
-#: Blocks per multiprocessor of the previsit kernel (queues and counters of a level: each block
-#: walks a contiguous chunk of the vertices).
-GRAPH500_PREVISIT_BLOCKS_PER_SM = 8
+#: Blocks per multiprocessor of the pass over the normals (CUDA; blocks step through the normals
+#: together): enough to fill the GPU, few enough that the blocks' counter atomics cost nothing.
+GRAPH500_PASS_BLOCKS_PER_SM = 8
 #: Threads of the block that scans one delegate row in a backward visit (CUDA): delegate rows hold
 #: hundreds of arcs, so a block tests this many at a time and stops at the first hit...
 GRAPH500_PULL_THREADS = 64

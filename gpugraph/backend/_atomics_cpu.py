@@ -10,6 +10,8 @@ parallel loop orders everything before the next one. Each returns the element's 
 ``atomic_min_nonnegative_f64(array, index, value)``  float64 minimum, for non-negative values
     (or ``+inf``) only: those order as their bit patterns read as signed 64-bit integers, so
     one integer ``atomicrmw min`` does it.
+``atomic_cas_i32(array, index, expected, value)``    int32 compare-and-swap (``cmpxchg``): stores
+    ``value`` only if the element equals ``expected``, as ``cuda.atomic.cas`` does.
 """
 
 from __future__ import annotations
@@ -47,3 +49,20 @@ def _read_modify_write(operation: str, value_type, as_integer: bool = False):
 atomic_add_f64 = _read_modify_write("fadd", types.float64)
 atomic_add_i64 = _read_modify_write("add", types.int64)
 atomic_min_nonnegative_f64 = _read_modify_write("min", types.float64, as_integer=True)
+
+
+@intrinsic
+def atomic_cas_i32(typingctx, array, index, expected, value):
+    """int32 compare-and-swap on ``array[index]`` (module docstring); returns the old value."""
+
+    def codegen(context, builder, signature, arguments):
+        array_value, index_value, expected_value, new_value = arguments
+        expected_value = context.cast(builder, expected_value, signature.args[2], types.int32)
+        new_value = context.cast(builder, new_value, signature.args[3], types.int32)
+        array_struct = context.make_array(signature.args[0])(context, builder, array_value)
+        pointer = cgutils.get_item_pointer(context, builder, signature.args[0], array_struct, [index_value],
+                                           wraparound=False)
+        outcome = builder.cmpxchg(pointer, expected_value, new_value, "monotonic", "monotonic")
+        return builder.extract_value(outcome, 0)
+
+    return types.int32(array, index, expected, value), codegen

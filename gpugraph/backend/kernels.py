@@ -127,7 +127,7 @@ def launch_cuda_grid(kernel, backend, blocks: int, threads: int, *args) -> None:
     target = "cudasim" if backend.simulated else "cuda"
     with backend.activate():
         if not backend.simulated:
-            key = (id(kernel), *(_type_key(value) for value in args))
+            key = (id(kernel), backend.device_id, *(_type_key(value) for value in args))
             direct = _direct_launches.get(key)
             if direct is not None:
                 direct(blocks, threads, args)
@@ -191,7 +191,7 @@ def resident_blocks(kernel, backend, threads: int, *args) -> int:
 _resident_blocks: dict = {}
 
 
-#: (kernel id, argument type keys...) -> _DirectLaunch, for kernels launched at least once.
+#: (kernel id, device, argument type keys...) -> _DirectLaunch, for kernels launched at least once.
 _direct_launches: dict = {}
 
 
@@ -217,12 +217,28 @@ class _DirectLaunch:
     """
 
     def __init__(self, dispatcher, compiled):
+        import ctypes
+
         from numba.cuda import types
         from numba.cuda.cudadrv import driver
 
         self.dispatcher, self.compiled = dispatcher, compiled
-        self.array = [isinstance(t, types.Array) for t in compiled.argument_types]
+        # Per argument: None for an array, a ctypes constructor for an integer or float64 scalar,
+        # else the Numba type (packed by Numba's own _prepare_args).
+        self.packers = []
+        for argument_type in compiled.argument_types:
+            if isinstance(argument_type, types.Array):
+                self.packers.append(None)
+            elif isinstance(argument_type, types.Integer):
+                self.packers.append(getattr(ctypes, f"c_{argument_type}"))
+            elif argument_type == types.float64:
+                self.packers.append(ctypes.c_double)
+            else:
+                self.packers.append(argument_type)
         self.stream = driver._to_core_stream(0)  # the default stream, as Numba launches on
+        # The function handle of the current device's context (the cache key names the device).
+        self.function = compiled._codelibrary.get_cufunc().kernel
+        self.configs = {}
 
     @classmethod
     def of(cls, dispatcher, args):
@@ -232,19 +248,27 @@ class _DirectLaunch:
         return None if compiled is None else cls(dispatcher, compiled)
 
     def __call__(self, blocks: int, threads: int, args) -> None:
-        from cuda.core import LaunchConfig, launch
+        from cuda.core import launch
+
+        parameters = []
+        for packer, value in zip(self.packers, args):
+            if packer is None:
+                parameters += [0, 0, value.size, value.itemsize, value.data.ptr, *value.shape, *value.strides]
+            elif isinstance(packer, type):  # a ctypes class
+                parameters.append(packer(value))
+            else:
+                self.compiled._prepare_args(packer, value, 0, [], parameters)
+        config = self.configs.get((blocks, threads))
+        if config is None:
+            config = self.configs[(blocks, threads)] = self._config(blocks, threads)
+        launch(self.stream, config, self.function, *parameters)
+
+    def _config(self, blocks: int, threads: int):
+        from cuda.core import LaunchConfig
         from numba.cuda._compat import CUDA_CORE_GE_1_0
 
-        compiled = self.compiled
-        parameters = []
-        for is_array, argument_type, value in zip(self.array, compiled.argument_types, args):
-            if is_array:
-                parameters += [0, 0, value.size, value.itemsize, value.data.ptr, *value.shape, *value.strides]
-            else:
-                compiled._prepare_args(argument_type, value, 0, [], parameters)
-        cooperative = {"is_cooperative" if CUDA_CORE_GE_1_0 else "cooperative_launch": compiled.cooperative}
-        config = LaunchConfig(grid=blocks, block=threads, shmem_size=0, **cooperative)
-        launch(self.stream, config, compiled._codelibrary.get_cufunc().kernel, *parameters)
+        cooperative = {"is_cooperative" if CUDA_CORE_GE_1_0 else "cooperative_launch": self.compiled.cooperative}
+        return LaunchConfig(grid=blocks, block=threads, shmem_size=0, **cooperative)
 
 
 @contextlib.contextmanager

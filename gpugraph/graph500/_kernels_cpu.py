@@ -1,10 +1,17 @@
 """CPU visit kernels of the distributed BFS (private: see :mod:`gpugraph.graph500.bfs`).
 
 Twins of :mod:`gpugraph.graph500._kernels_cuda` with the same arguments (the CUDA forward
-kernels also take the frontier's degree scan, for edge-balanced work). A vertex's global id is
+kernel also takes the frontier's degree scan, for edge-balanced work). A vertex's global id is
 ``ids[x]`` when ``ids`` is not empty (delegates), else ``x * stride + offset`` (local normals).
-Parallel loops write straight into the arrays: two threads that claim the same vertex in a level
-write the same depth and each a valid parent, so the race is benign.
+
+No pass over all vertices builds a level's frontier: whoever claims a local normal for depth
+``level + 1`` does it with a compare-and-swap, so exactly one claimant wins, and the winners add
+up the next level's numbers in the ``counts`` slot they are given (the cells below). Normal
+frontiers are then visited by a pass over the normals that acts on those at depth ``level``;
+delegates found in a level are closed (depth set, queued, counted) by :func:`close_delegates`.
+Delegate marks (``new``, ``candidate``) stay plain stores: every writer writes 1 and a valid
+candidate. Parallel loops write straight into the arrays (Numba's prange can lose writes made
+through a called function: docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -12,10 +19,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-#: :func:`previsit` splits the vertices into pieces of about this many (at most PREVISIT_MAX_PIECES),
-#: enough pieces for every core and few enough that the per-piece bookkeeping costs nothing.
-PREVISIT_PIECE = 16384
-PREVISIT_MAX_PIECES = 1024
+from gpugraph.backend._atomics_cpu import atomic_add_i64, atomic_cas_i32
+
+# Cells of ``counts`` (int64). A level's numbers fill one slot of SLOT cells: slot ``level % 2``
+# starts at ``(level % 2) * SLOT``; the claims of level L fill the slot of L + 1 while the slot of
+# L is being read.
+#: Normal frontier size, its nd arcs, its nn arcs (added by the claims of the level before).
+Q_NORMAL, FV_ND, FV_NN = 0, 1, 2
+#: Delegate frontier size (``delegate_queue[:size]``), its dd and dn arcs, the unvisited delegates
+#: with dd arcs and with dn arcs (set by :func:`close_delegates`).
+Q_DELEGATE, FV_DD, FV_DN, UNVISITED_DD, UNVISITED_DN = 3, 4, 5, 6, 7
+SLOT = 8
+#: Unvisited local normals that have nd arcs (a running count: claims subtract).
+UNVISITED_ND = 2 * SLOT
+#: nn pairs reserved so far in the level (several processes).
+PAIRS = 2 * SLOT + 1
+COUNTER_CELLS = 2 * SLOT + 2
 
 
 @njit(cache=True, inline="always")
@@ -26,13 +45,14 @@ def _global_id(x, ids, stride, offset):
 
 
 @njit(parallel=True, cache=True)
-def push(indptr, indices, queue, ids, stride, offset, seen, mark, owner, level):
-    """Forward visit of the rows in ``queue``. Into local normals (dn, nn on one process; ``mark``
-    empty): an unvisited column joins depth ``level + 1`` in ``seen`` with the row as parent in
-    ``owner``. Into delegates (dd, nd; ``seen`` the delegate depths): an unvisited column not yet
-    marked is marked new in ``mark``, with the row as candidate parent in ``owner`` (its depth
-    waits for the reduction). The writes stay in the loop body: Numba's prange can lose writes made
-    through a called function (docs/architecture.md)."""
+def push(indptr, indices, queue, ids, stride, offset, seen, mark, owner, level, nd_indptr, nn_indptr, counts,
+         slot):
+    """Forward visit of the rows in ``queue``. Into local normals (dn, ``mark`` empty): an
+    unvisited column is claimed for depth ``level + 1`` in ``seen`` with the row as parent in
+    ``owner`` and counted in ``counts[slot:]``. Into delegates (dd; ``seen`` the delegate depths):
+    an unvisited column not yet marked is marked new in ``mark``, with the row as candidate parent
+    in ``owner`` (its depth waits for the reduction)."""
+    claimed = nd_arcs = nn_arcs = with_nd = 0
     for item in prange(queue.size):
         row = queue[item]
         source = _global_id(row, ids, stride, offset)
@@ -40,59 +60,105 @@ def push(indptr, indices, queue, ids, stride, offset, seen, mark, owner, level):
             target = indices[position]
             if seen[target] < 0:
                 if mark.size == 0:
-                    seen[target] = level + 1
-                    owner[target] = source
+                    if atomic_cas_i32(seen, target, -1, level + 1) == -1:
+                        owner[target] = source
+                        degree = nd_indptr[target + 1] - nd_indptr[target]
+                        claimed += 1
+                        nd_arcs += degree
+                        nn_arcs += nn_indptr[target + 1] - nn_indptr[target]
+                        with_nd += np.int64(degree > 0)
                 elif mark[target] == 0:
                     mark[target] = 1
                     owner[target] = source
+    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd)
+
+
+@njit(cache=True)
+def _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd):
+    """Add a kernel's claims to the next level's numbers (after its parallel loop)."""
+    counts[slot + Q_NORMAL] += claimed
+    counts[slot + FV_ND] += nd_arcs
+    counts[slot + FV_NN] += nn_arcs
+    counts[UNVISITED_ND] -= with_nd
 
 
 @njit(parallel=True, cache=True)
-def push_pairs(indptr, indices, queue, scan, stride, offset, out_targets, out_sources):
-    """Forward visit of nn arcs: every arc of a frontier row becomes a (target, source) pair of
-    global ids, at ``scan[item]`` onwards (``scan``: exclusive prefix sum of the rows' degrees)."""
-    for item in prange(queue.size):
-        row = queue[item]
-        source = np.int64(row) * stride + offset
-        base = scan[item] - indptr[row]
-        for position in range(indptr[row], indptr[row + 1]):
-            out_targets[base + position] = indices[position]
-            out_sources[base + position] = source
+def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nd_indptr, nd_indices, nn_indptr,
+                nn_indices, delegate_depth, new, candidate, delegate_ids, stride, offset, counts, slot,
+                pair_targets, pair_sources):
+    """One pass over the local normals. A normal at depth ``level`` visits forward its nd arcs
+    (``nd_forward``: marks unvisited delegates new, itself their candidate) and its nn arcs
+    (``nn_forward``: claims unvisited normals; with several processes, when ``pair_targets`` is
+    not empty, writes (target, source) pairs of global ids instead, at places reserved in
+    ``counts[PAIRS]``). An unvisited normal with ``dn_backward`` claims itself from its first nd
+    column at depth ``level`` (backward dn). Claims are counted in ``counts[slot:]``."""
+    claimed = nd_arcs = nn_arcs = with_nd = 0
+    pairs = pair_targets.size > 0
+    for x in prange(depth.size):
+        at = depth[x]
+        if at == level:
+            source = np.int64(x) * stride + offset
+            if nd_forward:
+                for position in range(nd_indptr[x], nd_indptr[x + 1]):
+                    target = nd_indices[position]
+                    if delegate_depth[target] < 0 and new[target] == 0:
+                        new[target] = 1
+                        candidate[target] = source
+            if nn_forward and pairs:
+                start = nn_indptr[x]
+                place = atomic_add_i64(counts, PAIRS, nn_indptr[x + 1] - start) - start
+                for position in range(start, nn_indptr[x + 1]):
+                    pair_targets[place + position] = nn_indices[position]
+                    pair_sources[place + position] = source
+            elif nn_forward:
+                for position in range(nn_indptr[x], nn_indptr[x + 1]):
+                    target = nn_indices[position]
+                    if depth[target] < 0 and atomic_cas_i32(depth, target, -1, level + 1) == -1:
+                        parent[target] = source
+                        degree = nd_indptr[target + 1] - nd_indptr[target]
+                        claimed += 1
+                        nd_arcs += degree
+                        nn_arcs += nn_indptr[target + 1] - nn_indptr[target]
+                        with_nd += np.int64(degree > 0)
+        elif at < 0 and dn_backward:
+            for position in range(nd_indptr[x], nd_indptr[x + 1]):
+                column = nd_indices[position]
+                if delegate_depth[column] == level:
+                    if atomic_cas_i32(depth, x, -1, level + 1) == -1:
+                        parent[x] = delegate_ids[column]
+                        claimed += 1
+                        nd_arcs += nd_indptr[x + 1] - nd_indptr[x]
+                        nn_arcs += nn_indptr[x + 1] - nn_indptr[x]
+                        with_nd += 1
+                    break
+    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd)
 
 
 @njit(parallel=True, cache=True)
-def apply_pairs(targets, sources, depth, parent, level):
-    """Received nn visits (``targets``: local indices): unvisited targets join level ``level + 1``."""
+def apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, counts, slot):
+    """Received nn visits (``targets``: local indices): unvisited targets are claimed for depth
+    ``level + 1`` and counted in ``counts[slot:]``."""
+    claimed = nd_arcs = nn_arcs = with_nd = 0
     for item in prange(targets.size):
         target = targets[item]
-        if depth[target] < 0:
-            depth[target] = level + 1
+        if depth[target] < 0 and atomic_cas_i32(depth, target, -1, level + 1) == -1:
             parent[target] = sources[item]
+            degree = nd_indptr[target + 1] - nd_indptr[target]
+            claimed += 1
+            nd_arcs += degree
+            nn_arcs += nn_indptr[target + 1] - nn_indptr[target]
+            with_nd += np.int64(degree > 0)
+    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd)
 
 
 @njit(parallel=True, cache=True)
-def pull_normals(indptr, indices, depth, parent, level, column_depth, column_ids):
-    """Backward visit into local normals (dn through the nd rows): an unvisited row takes its first
-    delegate column at depth ``level`` as parent."""
-    for row in prange(indptr.size - 1):
-        if depth[row] < 0:
-            for position in range(indptr[row], indptr[row + 1]):
-                column = indices[position]
-                if column_depth[column] == level:
-                    depth[row] = level + 1
-                    parent[row] = column_ids[column]
-                    break
-
-
-@njit(parallel=True, cache=True)
-def pull_delegates(indptr, indices, rows, new, candidate, level, column_depth, column_ids, stride,
+def pull_delegates(indptr, indices, new, candidate, level, delegate_depth, column_depth, column_ids, stride,
                    offset):
-    """Backward visit into delegates (dd through dd rows, nd through dn rows) for the unvisited
-    delegates ``rows``: a row not yet found marks itself new with its first column at depth
-    ``level`` as candidate parent."""
-    for item in prange(rows.size):
-        row = rows[item]
-        if new[row] == 0:
+    """Backward visit into delegates (dd through dd rows, nd through dn rows): an unvisited
+    delegate not yet found marks itself new with its first column at depth ``level`` as
+    candidate parent."""
+    for row in prange(delegate_depth.size):
+        if delegate_depth[row] < 0 and new[row] == 0:
             for position in range(indptr[row], indptr[row + 1]):
                 column = indices[position]
                 if column_depth[column] == level:
@@ -102,96 +168,48 @@ def pull_delegates(indptr, indices, rows, new, candidate, level, column_depth, c
 
 
 @njit(parallel=True, cache=True)
-def previsit(depth, delegate_depth, level, has_nd, nd_degree, nn_degree, dd_degree, dn_degree, out, normal_queue,
-             delegate_queue, unvisited_queue):
-    """The level's frontier queues and the numbers the direction decisions need, into ``out``
-    (int64, length 10): [0] normal frontier size (``normal_queue[:out[0]]``), [1] and [2] its nd
-    and nn arcs, [3] unvisited normals with nd arcs (``has_nd``); [4] delegate frontier size
-    (``delegate_queue[:out[4]]``), [5] and [6] its dd and dn arcs, [7] unvisited delegates with dd
-    arcs, [8] with dn arcs, [9] with either (``unvisited_queue[:out[9]]``, the rows of the
-    backward delegate visits).
-
-    In parallel over pieces of the vertex range: a first pass counts per piece (in locals), a
-    prefix sum places each piece's run in the queues, a second pass over the pieces that have
-    queue entries writes them (in vertex order).
-    """
-    pieces = _pieces(depth.size)
-    normal = np.zeros((pieces, 4), dtype=np.int64)
-    for piece in prange(pieces):
-        frontier = nd_arcs = nn_arcs = unvisited = 0
-        for x in range(depth.size * piece // pieces, depth.size * (piece + 1) // pieces):
-            # Without branches, so the loop vectorises (the depths of a level are irregular).
-            at = depth[x]
-            here = np.int64(at == level)
-            frontier += here
-            nd_arcs += here * nd_degree[x]
-            nn_arcs += here * nn_degree[x]
-            unvisited += np.int64(at < 0) & np.int64(has_nd[x] != 0)
-        normal[piece, 0], normal[piece, 1], normal[piece, 2], normal[piece, 3] = frontier, nd_arcs, nn_arcs, unvisited
-    starts = _exclusive_sum(normal[:, 0])
-    for piece in prange(pieces):
-        if normal[piece, 0]:
-            place = starts[piece]
-            for x in range(depth.size * piece // pieces, depth.size * (piece + 1) // pieces):
-                if depth[x] == level:
-                    normal_queue[place] = x
-                    place += 1
-    size = delegate_depth.size
-    pieces = _pieces(size)
-    delegates = np.zeros((pieces, 6), dtype=np.int64)
-    for piece in prange(pieces):
-        frontier = dd_arcs = dn_arcs = unvisited_dd = unvisited_dn = unvisited = 0
-        for x in range(size * piece // pieces, size * (piece + 1) // pieces):
-            at = delegate_depth[x]
-            here = np.int64(at == level)
-            open_row = np.int64(at < 0)
-            has_dd, has_dn = np.int64(dd_degree[x] > 0), np.int64(dn_degree[x] > 0)
-            frontier += here
-            dd_arcs += here * dd_degree[x]
-            dn_arcs += here * dn_degree[x]
-            unvisited_dd += open_row & has_dd
-            unvisited_dn += open_row & has_dn
-            unvisited += open_row & (has_dd | has_dn)
-        delegates[piece, 0], delegates[piece, 1], delegates[piece, 2] = frontier, dd_arcs, dn_arcs
-        delegates[piece, 3], delegates[piece, 4], delegates[piece, 5] = unvisited_dd, unvisited_dn, unvisited
-    frontier_starts = _exclusive_sum(delegates[:, 0])
-    unvisited_starts = _exclusive_sum(delegates[:, 5])
-    for piece in prange(pieces):
-        if delegates[piece, 0] or delegates[piece, 5]:
-            frontier_place, unvisited_place = frontier_starts[piece], unvisited_starts[piece]
-            for x in range(size * piece // pieces, size * (piece + 1) // pieces):
-                at = delegate_depth[x]
-                if at == level:
-                    delegate_queue[frontier_place] = x
-                    frontier_place += 1
-                elif at < 0 and (dd_degree[x] > 0 or dn_degree[x] > 0):
-                    unvisited_queue[unvisited_place] = x
-                    unvisited_place += 1
-    totals = normal.sum(axis=0)
-    out[0], out[1], out[2], out[3] = totals[0], totals[1], totals[2], totals[3]
-    totals = delegates.sum(axis=0)
-    out[4], out[5], out[6], out[7], out[8], out[9] = totals[0], totals[1], totals[2], totals[3], totals[4], totals[5]
-
-
-@njit(cache=True)
-def _pieces(size):
-    """Pieces of a vertex range for :func:`previsit`: about ``PREVISIT_PIECE`` vertices each."""
-    return max(1, min(PREVISIT_MAX_PIECES, size // PREVISIT_PIECE))
-
-
-@njit(cache=True)
-def _exclusive_sum(values):
-    sums = np.empty(values.size, dtype=np.int64)
-    total = 0
-    for index in range(values.size):
-        sums[index] = total
-        total += values[index]
-    return sums
-
-
-@njit(parallel=True, cache=True)
-def mark_found(new, delegate_depth, level):
-    """Delegates set in the combined mask join depth ``level + 1``."""
+def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, delegate_queue, counts, slot, spent_slot):
+    """End of a level: delegates set in the combined mask ``new`` join depth ``level + 1`` and the
+    queue of the next level's frontier, the mask is cleared, and the slot ``counts[slot:]`` gets
+    the delegate numbers of the next level; the slot ``counts[spent_slot:]`` (read at this level's
+    start) is zeroed for the claims of the next level."""
+    for cell in range(SLOT):
+        counts[spent_slot + cell] = 0
+    frontier = dd_arcs = dn_arcs = unvisited_dd = unvisited_dn = 0
     for x in prange(new.size):
         if new[x] != 0:
+            new[x] = 0
             delegate_depth[x] = level + 1
+            delegate_queue[atomic_add_i64(counts, slot + Q_DELEGATE, 1)] = x
+            frontier += 1
+            dd_arcs += dd_degree[x]
+            dn_arcs += dn_degree[x]
+        elif delegate_depth[x] < 0:
+            unvisited_dd += np.int64(dd_degree[x] > 0)
+            unvisited_dn += np.int64(dn_degree[x] > 0)
+    counts[slot + FV_DD] += dd_arcs
+    counts[slot + FV_DN] += dn_arcs
+    counts[slot + UNVISITED_DD] += unvisited_dd
+    counts[slot + UNVISITED_DN] += unvisited_dn
+    counts[PAIRS] = 0
+
+
+@njit(cache=True)
+def start(depth, parent, new, candidate, root_local, root_delegate, root, nd_indptr, nn_indptr, counts,
+          unvisited_nd):
+    """A search's first state: the counters zeroed, the root at depth 0 (a local normal,
+    ``root_local`` >= 0, counted in slot 0) or marked new (a delegate, ``root_delegate`` >= 0,
+    for :func:`close_delegates` with ``level = -1``). ``depth`` and ``parent`` are all -1."""
+    counts[:] = 0
+    counts[UNVISITED_ND] = unvisited_nd
+    if root_local >= 0:
+        depth[root_local] = 0
+        parent[root_local] = root
+        degree = nd_indptr[root_local + 1] - nd_indptr[root_local]
+        counts[Q_NORMAL] = 1
+        counts[FV_ND] = degree
+        counts[FV_NN] = nn_indptr[root_local + 1] - nn_indptr[root_local]
+        counts[UNVISITED_ND] -= np.int64(degree > 0)
+    if root_delegate >= 0:
+        new[root_delegate] = 1
+        candidate[root_delegate] = root

@@ -27,6 +27,15 @@ nn visits are always forward (the nn subgraph is not symmetric).
 The search ends when no process has a frontier. A delegate's parent is the candidate of any
 process that found it (an all-reduce MAX over ``candidate`` after the search), which is valid
 because a delegate is found by every finder at the same level.
+
+No pass over all vertices prepares a level. Local normals are claimed for the next level with a
+compare-and-swap, and the claims add up the next level's frontier size, its nd and nn arcs and
+the unvisited normals with nd arcs in a device counter array; the normal frontier is then
+visited by one pass over the normals (nd and nn forward, dn backward together). The delegates
+found in a level are closed by one kernel over the delegates, which also queues them (the
+frontier of the delegates' forward visits) and counts what the next decisions need. So a level
+costs one read of the counters (the only synchronisation), a pass over the normals, a pass over
+the delegates and the visits of the directions chosen.
 """
 
 from __future__ import annotations
@@ -40,11 +49,12 @@ from gpugraph import config
 from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import dynamic_schedule, launch_cuda_grid, launch_cuda_kernel, run_cpu_kernel
 from gpugraph.errors import InvalidParameterError, VertexIdError
+from gpugraph.graph500 import _kernels_cpu as kernel_cells
 
 #: Kinds of visit that choose a direction.
 DIRECTED_KINDS = ("dd", "dn", "nd")
 #: Parts of a level timed when ``Options.profile`` is on (the paper's Figure 8 breakdown).
-PHASES = ("previsit", "delegate_visits", "normal_visits", "normal_exchange", "delegate_reduction")
+PHASES = ("counters", "delegate_visits", "normal_visits", "normal_exchange", "delegate_reduction", "close")
 
 
 @dataclass
@@ -158,12 +168,10 @@ class Searcher:
             self.delegate_depth = xp.full(d, -1, dtype=np.int32)
             self.new = xp.zeros(d, dtype=np.uint8)
             self.candidate = xp.full(d, -1, dtype=np.int64)
-            self.degree = {name: getattr(subgraphs, name).degree() for name in ("nn", "nd", "dn", "dd")}
-            self.has_nd = (self.degree["nd"] > 0).astype(np.uint8)
-            self.counts = xp.zeros(10, dtype=np.int64)
-            self.normal_queue = xp.empty(subgraphs.num_local, dtype=np.int32)
+            self.degree = {name: getattr(subgraphs, name).degree() for name in ("dd", "dn")}
+            self.unvisited_nd = int(xp.count_nonzero(subgraphs.nd.degree()))
+            self.counts = xp.zeros(kernel_cells.COUNTER_CELLS, dtype=np.int64)
             self.delegate_queue = xp.empty(d, dtype=np.int32)
-            self.unvisited_queue = xp.empty(d, dtype=np.int32)
             self.no_ids = xp.empty(0, dtype=np.int64)
             self.no_mark = xp.empty(0, dtype=np.uint8)  # push's "targets are normals" marker
         host_ids = to_numpy(subgraphs.delegate_ids)
@@ -210,9 +218,11 @@ class Searcher:
             level = 0
             while True:
                 level_began = time.perf_counter()
-                counts = self._timed(stats, "previsit", self._previsit, level)
-                (q_normal, fv_nd, fv_nn, unvisited_nd, q_delegate, fv_dd, fv_dn, unvisited_dd, unvisited_dn,
-                 unvisited_delegates) = counts
+                counts = self._timed(stats, "counters", to_numpy, self.counts)
+                slot = (level % 2) * kernel_cells.SLOT
+                q_normal, fv_nd, fv_nn, q_delegate, fv_dd, fv_dn, unvisited_dd, unvisited_dn = (
+                    int(value) for value in counts[slot:slot + kernel_cells.SLOT])
+                unvisited_nd = int(counts[kernel_cells.UNVISITED_ND])
                 if self.group.size > 1:
                     q_normal_total = int(self.group.allreduce([q_normal])[0])
                 else:
@@ -226,17 +236,18 @@ class Searcher:
                 stats["directions"].append({kind: "backward" if backward[kind] else "forward"
                                             for kind in DIRECTED_KINDS})
                 stats["frontiers"].append((q_normal, q_delegate))
-                self._timed(stats, "delegate_visits", self._delegate_visits, level, backward,
-                            q_normal, q_delegate, fv_dd, fv_nd, unvisited_delegates)
+                next_slot = np.int64(((level + 1) % 2) * kernel_cells.SLOT)
+                self._timed(stats, "delegate_visits", self._delegate_visits, level, backward, q_normal,
+                            q_delegate, fv_dd, fv_nd, next_slot)
                 reduction = self.group.start_allreduce(self.new, "max")
                 if self.options.blocking_reduction:
                     self._timed(stats, "delegate_reduction", reduction.wait)
                 pairs = self._timed(stats, "normal_visits", self._normal_visits, level, backward, q_normal,
-                                    q_delegate, fv_dn, fv_nn)
-                self._timed(stats, "normal_exchange", self._exchange_pairs, pairs, level, stats)
+                                    q_delegate, fv_nd, fv_dn, fv_nn, next_slot)
+                self._timed(stats, "normal_exchange", self._exchange_pairs, pairs, level, next_slot, stats)
                 if not self.options.blocking_reduction:
                     self._timed(stats, "delegate_reduction", reduction.wait)
-                self._mark_found(level)
+                self._timed(stats, "close", self._close, level)
                 if self.options.profile:
                     self.backend.synchronize()
                     stats["level_seconds"].append(time.perf_counter() - level_began)
@@ -249,20 +260,25 @@ class Searcher:
         return stats
 
     def _reset(self, root: int):
+        """Every vertex unvisited, the root at depth 0 and the counters of level 0."""
         graph = self.graph
         self.depth.fill(-1)
         self.parent.fill(-1)
         self.delegate_depth.fill(-1)
         self.candidate.fill(-1)
+        root_local = root_delegate = -1
         position = int(np.searchsorted(self._sorted_delegates, root))
         if position < self._sorted_delegates.size and self._sorted_delegates[position] == root:
-            delegate = int(self._delegates_by_id[position])
-            self.delegate_depth[delegate] = 0
-            self.candidate[delegate] = root
+            root_delegate = int(self._delegates_by_id[position])
         elif int(graph.layout.owner(np.int64(root))) == self.group.rank:
-            local = root // graph.layout.processes
-            self.depth[local] = 0
-            self.parent[local] = root
+            root_local = root // graph.layout.processes
+        arguments = (self.depth, self.parent, self.new, self.candidate, np.int64(root_local), np.int64(root_delegate),
+                     np.int64(root), graph.nd.indptr, graph.nn.indptr, self.counts, np.int64(self.unvisited_nd))
+        if self.backend.is_cuda:
+            launch_cuda_kernel(self.kernels.start, self.backend, 1, *arguments)
+        else:
+            run_cpu_kernel(self.kernels.start, *arguments)
+        self._close(-1)
 
     def _timed(self, stats, phase: str, function, *args):
         if not self.options.profile:
@@ -286,73 +302,54 @@ class Searcher:
         elif backward[kind] and forward_work < factor1 * backward_work:
             backward[kind] = False
 
-    def _previsit(self, level: int) -> list[int]:
-        """The frontier queues of ``level`` and the counters (``_kernels_cpu.previsit``), read back."""
-        counts, degree = self.counts, self.degree
-        arguments = (self.depth, self.delegate_depth, np.int32(level), self.has_nd, degree["nd"], degree["nn"],
-                     degree["dd"], degree["dn"], counts, self.normal_queue, self.delegate_queue, self.unvisited_queue)
+    def _close(self, level: int):
+        """The delegates found in ``level`` join the next one; its counter slot gets their numbers
+        and the slot read at this level's start is zeroed (``_kernels_cpu.close_delegates``)."""
+        slot = ((level + 1) % 2) * kernel_cells.SLOT
+        arguments = (self.new, self.delegate_depth, np.int32(level), self.degree["dd"], self.degree["dn"],
+                     self.delegate_queue, self.counts, np.int64(slot), np.int64(kernel_cells.SLOT - slot))
         if self.backend.is_cuda:
-            counts.fill(0)
-            blocks = 1 if self.backend.simulated else (
-                self.backend.multiprocessors() * config.GRAPH500_PREVISIT_BLOCKS_PER_SM)
-            launch_cuda_grid(self.kernels.previsit, self.backend, blocks, self.backend.threads_per_block(),
-                             *arguments)
+            launch_cuda_kernel(self.kernels.close_delegates, self.backend, int(self.new.size), *arguments)
         else:
-            run_cpu_kernel(self.kernels.previsit, *arguments)
-        return [int(value) for value in to_numpy(counts)]
-
-    def _mark_found(self, level: int):
-        arguments = (self.new, self.delegate_depth, np.int32(level))
-        if self.backend.is_cuda:
-            launch_cuda_kernel(self.kernels.mark_found, self.backend, int(self.new.size), *arguments)
-        else:
-            run_cpu_kernel(self.kernels.mark_found, *arguments)
+            run_cpu_kernel(self.kernels.close_delegates, *arguments)
 
     # --- the two streams -------------------------------------------------------------------------
-    def _delegate_visits(self, level, backward, q_normal, q_delegate, fv_dd, fv_nd, unvisited):
+    def _delegate_visits(self, level, backward, q_normal, q_delegate, fv_dd, fv_nd, next_slot):
+        """dd and nd visits, which mark the delegates they find in ``new``. With one process the
+        forward nd visit joins the pass over the normals (:meth:`_normal_visits`)."""
         graph = self.graph
-        self.new.fill(0)
         level = np.int32(level)
-        state = (self.delegate_depth, self.new, self.candidate, level)
-        rows = self.unvisited_queue[:unvisited]
         # A kind whose frontier is empty finds nothing in either direction.
         if q_delegate and backward["dd"]:
-            self._pull_delegates("dd", rows, level, self.delegate_depth, graph.delegate_ids)
+            self._pull_delegates("dd", level, self.delegate_depth, graph.delegate_ids)
         elif q_delegate and fv_dd:
-            self._push("dd", self.delegate_queue[:q_delegate], graph.delegate_ids, fv_dd, *state)
+            self._push("dd", q_delegate, fv_dd, graph.delegate_ids, self.delegate_depth, self.new, self.candidate,
+                       level, next_slot)
         if q_normal and backward["nd"]:
-            self._pull_delegates("dn", rows, level, self.depth, self.no_ids)
-        elif q_normal and fv_nd:
-            self._push("nd", self.normal_queue[:q_normal], self.no_ids, fv_nd, *state)
+            self._pull_delegates("dn", level, self.depth, self.no_ids)
+        elif q_normal and fv_nd and self.group.size > 1:
+            self._normal_pass(level, next_slot, nd_forward=True)
 
-    def _normal_visits(self, level, backward, q_normal, q_delegate, fv_dn, fv_nn):
-        """dn and nn visits; returns the nn pairs ``(targets, sources)`` to send (``None`` when
-        there are none, or one process, where the nn visit claims its targets directly)."""
-        graph, xp = self.graph, self.xp
+    def _normal_visits(self, level, backward, q_normal, q_delegate, fv_nd, fv_dn, fv_nn, next_slot):
+        """dn and nn visits (and nd forward with one process); returns the nn pairs
+        ``(targets, sources)`` to send (``None`` when there are none, or one process, where the nn
+        visit claims its targets directly)."""
+        xp = self.xp
         level = np.int32(level)
-        if q_delegate and backward["dn"]:
-            self._pull_normals(level)
-        elif q_delegate and fv_dn:
-            self._push("dn", self.delegate_queue[:q_delegate], graph.delegate_ids, fv_dn, self.depth, self.no_mark,
-                       self.parent, level)
-        if not (q_normal and fv_nn):
-            return None
-        queue = self.normal_queue[:q_normal]
-        if self.group.size == 1:  # every nn target is local: its global id is its local index
-            self._push("nn", queue, self.no_ids, fv_nn, self.depth, self.no_mark, self.parent, level)
-            return None
-        scan = self._scan("nn", queue)
-        targets = xp.empty(fv_nn, dtype=np.int64)
-        sources = xp.empty(fv_nn, dtype=np.int64)
-        if self.backend.is_cuda:
-            self._launch_edges(self.kernels.push_pairs, fv_nn, graph.nn.indptr, graph.nn.indices, queue, scan,
-                               self.stride, self.offset, targets, sources)
-        else:
-            self._cpu(self.kernels.push_pairs, graph.nn.indptr, graph.nn.indices, queue, scan, self.stride,
-                      self.offset, targets, sources)
-        return targets, sources
+        if q_delegate and not backward["dn"] and fv_dn:
+            self._push("dn", q_delegate, fv_dn, self.graph.delegate_ids, self.depth, self.no_mark, self.parent, level,
+                       next_slot)
+        nd_forward = self.group.size == 1 and bool(q_normal and fv_nd) and not backward["nd"]
+        nn_forward = bool(q_normal and fv_nn)
+        dn_backward = bool(q_delegate) and backward["dn"]
+        pairs = None
+        if nn_forward and self.group.size > 1:
+            pairs = (xp.empty(fv_nn, dtype=np.int64), xp.empty(fv_nn, dtype=np.int64))
+        if nd_forward or nn_forward or dn_backward:
+            self._normal_pass(level, next_slot, nd_forward, nn_forward, dn_backward, pairs)
+        return pairs
 
-    def _exchange_pairs(self, pairs, level: int, stats: dict):
+    def _exchange_pairs(self, pairs, level: int, next_slot, stats: dict):
         """Send the nn pairs to the targets' owners and apply what arrives (collective).
 
         Direct: one all-to-all to the owners. With ``Options.local_all2all`` (and several GPUs per
@@ -376,7 +373,7 @@ class Searcher:
             sources = sources[first]
         targets, sources = self._send(targets, sources, layout.owner(targets), stats)
         if targets.size:
-            self._apply(targets // self.stride, sources, level)
+            self._apply(targets // self.stride, sources, level, next_slot)
 
     def _send(self, targets, sources, destination, stats: dict):
         """Every pair to its ``destination`` process (one all-to-all); returns the pairs received."""
@@ -389,64 +386,64 @@ class Searcher:
         received = self.group.exchange(payload, counts * 2).wait().received.reshape(-1, 2)
         return received[:, 0].copy(), received[:, 1].copy()
 
-    def _apply(self, targets, sources, level: int):
-        arguments = (targets, sources, self.depth, self.parent, np.int32(level))
+    def _apply(self, targets, sources, level: int, next_slot):
+        graph = self.graph
+        arguments = (targets, sources, self.depth, self.parent, np.int32(level), graph.nd.indptr, graph.nn.indptr,
+                     self.counts, next_slot)
         if self.backend.is_cuda:
             launch_cuda_kernel(self.kernels.apply_pairs, self.backend, int(targets.size), *arguments)
         else:
             self._cpu(self.kernels.apply_pairs, *arguments)
 
     # --- kernel launches -------------------------------------------------------------------------
-    def _scan(self, kind: str, queue):
-        """Exclusive prefix sum of the ``kind`` degrees of the rows in ``queue`` (one longer)."""
-        xp = self.xp
-        scan = xp.zeros(queue.size + 1, dtype=np.int64)
-        xp.cumsum(self.degree[kind][queue], out=scan[1:])
-        return scan
-
-    def _push(self, kind: str, queue, ids, arcs: int, *state):
-        """A forward visit of the ``kind`` rows in ``queue`` (``arcs`` of them in all; ``state`` as
-        ``_kernels_cpu.push`` takes it): on the GPU edge-balanced for delegate rows (long,
-        skewed), a thread per row for normal rows."""
-        csr = getattr(self.graph, kind)
+    def _push(self, kind: str, rows: int, arcs: int, ids, seen, mark, owner, level, next_slot):
+        """A forward visit of the first ``rows`` delegates of the queue along their ``kind`` arcs
+        (``arcs`` of them in all; the other arguments as ``_kernels_cpu.push`` takes them): on the
+        GPU edge-balanced (delegate rows are long and skewed)."""
+        graph = self.graph
+        csr = getattr(graph, kind)
+        queue = self.delegate_queue[:rows]
         arguments = (csr.indptr, csr.indices, queue)
-        if self.backend.is_cuda and kind in ("nn", "nd"):
-            launch_cuda_kernel(self.kernels.push_by_row, self.backend, int(queue.size), *arguments, ids,
-                               self.stride, self.offset, *state)
-        elif self.backend.is_cuda:
-            self._launch_edges(self.kernels.push, arcs, *arguments, self._scan(kind, queue), ids, self.stride,
-                               self.offset, *state)
-        else:
-            self._cpu(self.kernels.push, *arguments, ids, self.stride, self.offset, *state)
-
-    def _pull_normals(self, level):
-        """Backward dn: one thread (CUDA) or loop iteration (CPU) per local row of nd."""
-        nd = self.graph.nd
-        arguments = (nd.indptr, nd.indices, self.depth, self.parent, level, self.delegate_depth,
-                     self.graph.delegate_ids)
+        tail = (ids, self.stride, self.offset, seen, mark, owner, level, graph.nd.indptr, graph.nn.indptr, self.counts,
+                next_slot)
         if self.backend.is_cuda:
-            launch_cuda_kernel(self.kernels.pull_normals, self.backend, nd.num_rows, *arguments)
+            scan = self.xp.zeros(rows + 1, dtype=np.int64)
+            self.xp.cumsum(self.degree[kind][queue], out=scan[1:])
+            backend = self.backend
+            blocks = min(backend.blocks_for(arcs), max(1, backend.multiprocessors()) * 32)
+            launch_cuda_grid(self.kernels.push, backend, blocks, backend.threads_per_block(), *arguments, scan, *tail)
         else:
-            self._cpu(self.kernels.pull_normals, *arguments)
+            self._cpu(self.kernels.push, *arguments, *tail)
 
-    def _pull_delegates(self, kind: str, rows, level, column_depth, column_ids):
-        """Backward dd (``kind="dd"``) or nd (through the dn rows) for the unvisited delegates ``rows``."""
-        if rows.size == 0:
-            return
+    def _normal_pass(self, level, next_slot, nd_forward=False, nn_forward=False, dn_backward=False, pairs=None):
+        """``_kernels_cpu.normal_pass`` with the visits asked for."""
+        graph, no_ids = self.graph, self.no_ids
+        targets, sources = pairs if pairs is not None else (no_ids, no_ids)
+        # Without the nd visit the delegate marks are not passed: a non-blocking reduction may be
+        # writing them (and the CUDA simulator copies every argument back after the kernel).
+        new, candidate = (self.new, self.candidate) if nd_forward else (self.no_mark, no_ids)
+        arguments = (self.depth, self.parent, np.int32(level), nd_forward, nn_forward, dn_backward, graph.nd.indptr,
+                     graph.nd.indices, graph.nn.indptr, graph.nn.indices, self.delegate_depth, new, candidate,
+                     graph.delegate_ids, self.stride, self.offset, self.counts, next_slot, targets, sources)
+        if self.backend.is_cuda:
+            backend = self.backend
+            blocks = min(backend.blocks_for(graph.num_local),
+                         max(1, backend.multiprocessors()) * config.GRAPH500_PASS_BLOCKS_PER_SM)
+            launch_cuda_grid(self.kernels.normal_pass, backend, blocks, backend.threads_per_block(), *arguments)
+        else:
+            self._cpu(self.kernels.normal_pass, *arguments)
+
+    def _pull_delegates(self, kind: str, level, column_depth, column_ids):
+        """Backward dd (``kind="dd"``) or nd (through the dn rows) for the unvisited delegates."""
         csr = getattr(self.graph, kind)
-        arguments = (csr.indptr, csr.indices, rows, self.new, self.candidate, level, column_depth, column_ids,
-                     self.stride, self.offset)
+        arguments = (csr.indptr, csr.indices, self.new, self.candidate, level, self.delegate_depth, column_depth,
+                     column_ids, self.stride, self.offset)
         if self.backend.is_cuda:
-            blocks = min(int(rows.size), self.backend.multiprocessors() * config.GRAPH500_PULL_BLOCKS_PER_SM)
+            blocks = max(1, min(int(self.new.size), self.backend.multiprocessors() * config.GRAPH500_PULL_BLOCKS_PER_SM))
             launch_cuda_grid(self.kernels.pull_delegates, self.backend, blocks, config.GRAPH500_PULL_THREADS,
                              *arguments)
         else:
             self._cpu(self.kernels.pull_delegates, *arguments)
-
-    def _launch_edges(self, kernel, arcs: int, *arguments):
-        backend = self.backend
-        blocks = min(backend.blocks_for(arcs), max(1, backend.multiprocessors()) * 32)
-        launch_cuda_grid(kernel, backend, blocks, backend.threads_per_block(), *arguments)
 
     @staticmethod
     def _cpu(kernel, *arguments):

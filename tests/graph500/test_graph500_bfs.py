@@ -268,25 +268,26 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
     graph = searcher.graph
     queue = np.arange(4, dtype=np.int32)
     scan = np.arange(5, dtype=np.int64)
-    level, p, offset = np.int32(1), np.int64(1), np.int64(0)
+    level, p, offset, slot = np.int32(1), np.int64(1), np.int64(0), np.int64(8)
     ids, no_ids = graph.delegate_ids, searcher.no_ids
-    delegate_state = (searcher.delegate_depth, searcher.new, searcher.candidate, level)
-    normal_state = (searcher.depth, searcher.parent, level)
+    nd, nn, counts = graph.nd, graph.nn, searcher.counts
+    tail = (level, nd.indptr, nn.indptr, counts, slot)
     pairs = (np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64))
     launches = [
-        (kernels.push, (graph.dd.indptr, graph.dd.indices, queue, scan, ids, p, offset, *delegate_state)),
-        (kernels.push_by_row, (graph.nd.indptr, graph.nd.indices, queue, no_ids, p, offset, *delegate_state)),
-        (kernels.push_by_row, (graph.nn.indptr, graph.nn.indices, queue, no_ids, p, offset, searcher.depth,
-                               searcher.no_mark, searcher.parent, level)),
-        (kernels.push_pairs, (graph.nn.indptr, graph.nn.indices, queue, scan, p, offset, *pairs)),
-        (kernels.apply_pairs, (*pairs, *normal_state)),
-        (kernels.pull_normals, (graph.nd.indptr, graph.nd.indices, *normal_state, searcher.delegate_depth, ids)),
-        (kernels.pull_delegates, (graph.dd.indptr, graph.dd.indices, queue, searcher.new, searcher.candidate, level,
-                                  searcher.delegate_depth, ids, p, offset)),
-        (kernels.previsit, (searcher.depth, searcher.delegate_depth, level, searcher.has_nd,
-                            *(searcher.degree[kind] for kind in ("nd", "nn", "dd", "dn")),
-                            searcher.counts, searcher.normal_queue, searcher.delegate_queue, searcher.unvisited_queue)),
-        (kernels.mark_found, (searcher.new, searcher.delegate_depth, level)),
+        (kernels.push, (graph.dd.indptr, graph.dd.indices, queue, scan, ids, p, offset, searcher.delegate_depth,
+                        searcher.new, searcher.candidate, *tail)),
+        (kernels.push, (graph.dn.indptr, graph.dn.indices, queue, scan, ids, p, offset, searcher.depth,
+                        searcher.no_mark, searcher.parent, *tail)),
+        (kernels.normal_pass, (searcher.depth, searcher.parent, level, True, True, True, nd.indptr, nd.indices,
+                               nn.indptr, nn.indices, searcher.delegate_depth, searcher.new, searcher.candidate, ids, p,
+                               offset, counts, slot, *pairs)),
+        (kernels.apply_pairs, (*pairs, searcher.depth, searcher.parent, *tail)),
+        (kernels.pull_delegates, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
+                                  searcher.delegate_depth, searcher.delegate_depth, ids, p, offset)),
+        (kernels.close_delegates, (searcher.new, searcher.delegate_depth, level, searcher.degree["dd"],
+                                   searcher.degree["dn"], searcher.delegate_queue, counts, slot, np.int64(0))),
+        (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, np.int64(0), np.int64(-1),
+                         np.int64(0), nd.indptr, nn.indptr, counts, np.int64(5))),
     ]
     for kernel, arguments in launches:
         assert ".target sm_90" in ptx_of(kernel, arguments), kernel
