@@ -273,8 +273,11 @@ GRAPH500_DIRECTION_FACTORS = {"dd": (0.5, 0.0), "dn": (0.05, 0.0), "nd": (1e-7, 
 #: Blocks per multiprocessor of the pass over the normals (CUDA; blocks step through the normals
 #: together): enough to fill the GPU, few enough that the blocks' counter atomics cost nothing.
 GRAPH500_PASS_BLOCKS_PER_SM = 8
-#: Threads of the block that scans one delegate row in a backward visit (CUDA): delegate rows hold
-#: hundreds of arcs, so a block tests this many at a time and stops at the first hit...
+#: Blocks per multiprocessor of the kernel that closes a level over the delegates (CUDA).
+GRAPH500_CLOSE_BLOCKS_PER_SM = 2
+#: Threads of the block that scans one long delegate row in a backward visit (CUDA: the rows whose
+#: first columns held no frontier vertex; delegate rows hold hundreds of arcs), testing this many
+#: at a time and stopping at the first hit...
 GRAPH500_PULL_THREADS = 64
-#: ... and blocks per multiprocessor, each looping over the unvisited delegates.
+#: ... and blocks per multiprocessor, each looping over the queued long rows.
 GRAPH500_PULL_BLOCKS_PER_SM = 16

@@ -32,9 +32,10 @@ Q_DELEGATE, FV_DD, FV_DN, UNVISITED_DD, UNVISITED_DN = 3, 4, 5, 6, 7
 SLOT = 8
 #: Unvisited local normals that have nd arcs (a running count: claims subtract).
 UNVISITED_ND = 2 * SLOT
-#: nn pairs reserved so far in the level (several processes).
-PAIRS = 2 * SLOT + 1
-COUNTER_CELLS = 2 * SLOT + 2
+#: nn pairs reserved so far in the level (several processes); then, on the GPU, the long rows
+#: queued by the backward dd and nd visits (``_kernels_cuda.pull_delegates``). Zeroed per level.
+PAIRS, LONG_DD, LONG_DN = 2 * SLOT + 1, 2 * SLOT + 2, 2 * SLOT + 3
+COUNTER_CELLS = 2 * SLOT + 4
 
 
 @njit(cache=True, inline="always")
@@ -191,7 +192,7 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, delegate_q
     counts[slot + FV_DN] += dn_arcs
     counts[slot + UNVISITED_DD] += unvisited_dd
     counts[slot + UNVISITED_DN] += unvisited_dn
-    counts[PAIRS] = 0
+    counts[PAIRS:] = 0
 
 
 @njit(cache=True)

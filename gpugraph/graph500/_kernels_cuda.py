@@ -5,8 +5,9 @@ the ``counts`` cells work). Forward visits of delegate rows (long, skewed) are e
 thread ``t`` takes arcs ``t, t + T, ...`` of the frontier's rows laid end to end (``scan`` is the
 exclusive prefix sum of the rows' degrees, ``scan[-1]`` the total) and finds its row by binary
 search, so a hub's list is shared by many threads. The pass over the normals gives a thread a
-normal. Backward visits into delegates give a block one row and stop at the first column in the
-frontier; rows are numbered by decreasing degree, so most rows stop after a try or two.
+normal; a thread scanning a row loads :data:`PROBE` columns at once. Backward visits into
+delegates give a thread a row for its first columns (rows list their columns hub-first, so most
+stop there), then a block to each longer row that found nothing yet.
 
 Each thread adds up its claims in registers; at the end a block sums them in shared memory and
 adds them to ``counts`` with one atomic per cell, so a level of millions of claims costs a few
@@ -25,6 +26,7 @@ from gpugraph.graph500._kernels_cpu import (
     FV_DN,
     FV_ND,
     FV_NN,
+    LONG_DN,
     PAIRS,
     Q_DELEGATE,
     Q_NORMAL,
@@ -38,6 +40,9 @@ cuda = load_numba_cuda()
 
 #: Per-thread tallies of claims: claimed, their nd arcs, their nn arcs, those with nd arcs.
 TALLIES = 4
+#: Columns a thread reads at once when it scans a row (:func:`_probe`): independent loads in
+#: flight instead of a chain of dependent ones.
+PROBE = 4
 
 
 @cuda.jit(device=True, inline=True)
@@ -98,6 +103,29 @@ def _reserve(places, counts, cell, count):
     return first
 
 
+@cuda.jit(device=True, inline=True)
+def _probe(indices, position, end, column_depth, level):
+    """The first of the columns ``indices[position:min(position + PROBE, end)]`` whose depth is
+    ``level``, or -1 (``position < end``). The loads are issued together."""
+    c0 = indices[position]
+    c1 = indices[position + 1] if position + 1 < end else c0
+    c2 = indices[position + 2] if position + 2 < end else c0
+    c3 = indices[position + 3] if position + 3 < end else c0
+    d0 = column_depth[c0]
+    d1 = column_depth[c1]
+    d2 = column_depth[c2]
+    d3 = column_depth[c3]
+    if d0 == level:
+        return c0
+    if d1 == level:
+        return c1
+    if d2 == level:
+        return c2
+    if d3 == level:
+        return c3
+    return -1
+
+
 @cuda.jit(cache=True)
 def push(indptr, indices, queue, scan, ids, stride, offset, seen, mark, owner, level, nd_indptr, nn_indptr, counts,
          slot):
@@ -148,12 +176,27 @@ def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nd_in
                         new[target] = 1
                         candidate[target] = source
             if nn_forward and not pairs:
-                for position in range(nn_indptr[x], nn_indptr[x + 1]):
-                    _claim_normal(nn_indices[position], source, depth, parent, level, nd_indptr, nn_indptr, tally)
+                end = nn_indptr[x + 1]
+                for position in range(nn_indptr[x], end, PROBE):
+                    # Targets and their depths loaded PROBE at a time, then claimed.
+                    t0 = nn_indices[position]
+                    t1 = nn_indices[position + 1] if position + 1 < end else t0
+                    t2 = nn_indices[position + 2] if position + 2 < end else t0
+                    t3 = nn_indices[position + 3] if position + 3 < end else t0
+                    open0, open1, open2, open3 = depth[t0] < 0, depth[t1] < 0, depth[t2] < 0, depth[t3] < 0
+                    if open0:
+                        _claim_normal(t0, source, depth, parent, level, nd_indptr, nn_indptr, tally)
+                    if open1:
+                        _claim_normal(t1, source, depth, parent, level, nd_indptr, nn_indptr, tally)
+                    if open2:
+                        _claim_normal(t2, source, depth, parent, level, nd_indptr, nn_indptr, tally)
+                    if open3:
+                        _claim_normal(t3, source, depth, parent, level, nd_indptr, nn_indptr, tally)
         elif at == -1 and dn_backward:
-            for position in range(nd_indptr[x], nd_indptr[x + 1]):
-                column = nd_indices[position]
-                if delegate_depth[column] == level:
+            end = nd_indptr[x + 1]
+            for position in range(nd_indptr[x], end, PROBE):
+                column = _probe(nd_indices, position, end, delegate_depth, level)
+                if column >= 0:
                     _claim_normal(x, delegate_ids[column], depth, parent, level, nd_indptr, nn_indptr, tally)
                     break
         if nn_forward and pairs:  # the same for the whole grid
@@ -181,20 +224,46 @@ def apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, co
 
 @cuda.jit(cache=True)
 def pull_delegates(indptr, indices, new, candidate, level, delegate_depth, column_depth, column_ids, stride,
-                   offset):
-    """Backward visit into delegates through dd or dn rows. Delegate rows are long (hundreds of
-    arcs), so a block takes a row and its threads test ``blockDim`` columns at a time, stopping
-    after the first step that found a frontier column; blocks loop over the rows, skipping at
-    once the visited, already found and empty ones."""
+                   offset, long_rows, counts, cell):
+    """Backward visit into delegates through dd or dn rows, first part: a thread per delegate
+    probes the first :data:`PROBE` columns of its row (rows are hub-first, so most unvisited
+    delegates stop here); rows with more columns and no hit yet are queued in ``long_rows``
+    (``counts[cell]`` of them, zero at the start) for :func:`pull_long_rows`."""
+    places = cuda.shared.array(2, np.int64)
+    size = delegate_depth.size
+    step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
+    for base in range(np.int64(cuda.blockIdx.x) * cuda.blockDim.x, size, step):
+        row = base + cuda.threadIdx.x
+        longer = 0
+        if row < size and delegate_depth[row] < 0 and new[row] == 0:
+            position = indptr[row]
+            end = indptr[row + 1]
+            if position < end:
+                column = _probe(indices, position, end, column_depth, level)
+                if column >= 0:
+                    new[row] = 1
+                    candidate[row] = _global_id(column, column_ids, stride, offset)
+                elif end - position > PROBE:
+                    longer = 1
+        place = _reserve(places, counts, cell, longer)
+        if longer:
+            long_rows[place] = row
+
+
+@cuda.jit(cache=True)
+def pull_long_rows(indptr, indices, new, candidate, level, column_depth, column_ids, stride, offset, long_rows,
+                   counts, cell):
+    """Second part of :func:`pull_delegates`: the queued long rows, a block per row from column
+    :data:`PROBE` on, its threads testing ``blockDim`` columns at a time and stopping after the
+    first step that found a frontier column; blocks loop over the rows."""
     found = cuda.shared.array(1, np.int32)
-    for row in range(cuda.blockIdx.x, delegate_depth.size, cuda.gridDim.x):
-        base = indptr[row]
-        end = indptr[row + 1]
-        if delegate_depth[row] >= 0 or new[row] != 0 or base == end:
-            continue  # the same for the whole block: only this block writes new[row] here
+    for item in range(cuda.blockIdx.x, counts[cell], cuda.gridDim.x):
+        row = long_rows[item]
         if cuda.threadIdx.x == 0:
             found[0] = 0
         cuda.syncthreads()
+        base = indptr[row] + PROBE
+        end = indptr[row + 1]
         while base < end:
             position = base + cuda.threadIdx.x
             if position < end:
@@ -218,8 +287,8 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, delegate_q
     places = cuda.shared.array(2, np.int64)
     if cuda.blockIdx.x == 0 and cuda.threadIdx.x < SLOT:
         counts[spent_slot + cuda.threadIdx.x] = 0
-    if cuda.blockIdx.x == 0 and cuda.threadIdx.x == 0:
-        counts[PAIRS] = 0
+    if cuda.blockIdx.x == 0 and PAIRS <= cuda.threadIdx.x <= LONG_DN:
+        counts[cuda.threadIdx.x] = 0
     if cuda.threadIdx.x < 4:
         block[cuda.threadIdx.x] = 0
     cuda.syncthreads()

@@ -163,7 +163,7 @@ class Searcher:
         xp = self.xp
         with backend.activate():
             self.depth = xp.full(subgraphs.num_local, -1, dtype=np.int32)
-            self.parent = xp.full(subgraphs.num_local, -1, dtype=np.int64)
+            self.parent = xp.empty(subgraphs.num_local, dtype=np.int64)
             d = subgraphs.num_delegates
             self.delegate_depth = xp.full(d, -1, dtype=np.int32)
             self.new = xp.zeros(d, dtype=np.uint8)
@@ -172,6 +172,7 @@ class Searcher:
             self.unvisited_nd = int(xp.count_nonzero(subgraphs.nd.degree()))
             self.counts = xp.zeros(kernel_cells.COUNTER_CELLS, dtype=np.int64)
             self.delegate_queue = xp.empty(d, dtype=np.int32)
+            self.long_rows = xp.empty(d if backend.is_cuda else 0, dtype=np.int32)  # pull_delegates (CUDA)
             self.no_ids = xp.empty(0, dtype=np.int64)
             self.no_mark = xp.empty(0, dtype=np.uint8)  # push's "targets are normals" marker
         host_ids = to_numpy(subgraphs.delegate_ids)
@@ -262,8 +263,7 @@ class Searcher:
     def _reset(self, root: int):
         """Every vertex unvisited, the root at depth 0 and the counters of level 0."""
         graph = self.graph
-        self.depth.fill(-1)
-        self.parent.fill(-1)
+        self.depth.fill(-1)  # a parent counts only where the depth is set (parents())
         self.delegate_depth.fill(-1)
         self.candidate.fill(-1)
         root_local = root_delegate = -1
@@ -309,7 +309,10 @@ class Searcher:
         arguments = (self.new, self.delegate_depth, np.int32(level), self.degree["dd"], self.degree["dn"],
                      self.delegate_queue, self.counts, np.int64(slot), np.int64(kernel_cells.SLOT - slot))
         if self.backend.is_cuda:
-            launch_cuda_kernel(self.kernels.close_delegates, self.backend, int(self.new.size), *arguments)
+            backend = self.backend
+            blocks = min(backend.blocks_for(int(self.new.size)),
+                         max(1, backend.multiprocessors()) * config.GRAPH500_CLOSE_BLOCKS_PER_SM)
+            launch_cuda_grid(self.kernels.close_delegates, backend, blocks, backend.threads_per_block(), *arguments)
         else:
             run_cpu_kernel(self.kernels.close_delegates, *arguments)
 
@@ -434,16 +437,23 @@ class Searcher:
             self._cpu(self.kernels.normal_pass, *arguments)
 
     def _pull_delegates(self, kind: str, level, column_depth, column_ids):
-        """Backward dd (``kind="dd"``) or nd (through the dn rows) for the unvisited delegates."""
+        """Backward dd (``kind="dd"``) or nd (through the dn rows) for the unvisited delegates; on
+        the GPU a thread per delegate tries the first columns, then a block per remaining long row
+        (``_kernels_cuda.pull_delegates``, ``pull_long_rows``)."""
         csr = getattr(self.graph, kind)
         arguments = (csr.indptr, csr.indices, self.new, self.candidate, level, self.delegate_depth, column_depth,
                      column_ids, self.stride, self.offset)
-        if self.backend.is_cuda:
-            blocks = max(1, min(int(self.new.size), self.backend.multiprocessors() * config.GRAPH500_PULL_BLOCKS_PER_SM))
-            launch_cuda_grid(self.kernels.pull_delegates, self.backend, blocks, config.GRAPH500_PULL_THREADS,
-                             *arguments)
-        else:
+        if not self.backend.is_cuda:
             self._cpu(self.kernels.pull_delegates, *arguments)
+            return
+        backend = self.backend
+        queue = (self.long_rows, self.counts, np.int64(kernel_cells.LONG_DD if kind == "dd" else kernel_cells.LONG_DN))
+        blocks = min(backend.blocks_for(int(self.new.size)),
+                     max(1, backend.multiprocessors()) * config.GRAPH500_PASS_BLOCKS_PER_SM)
+        launch_cuda_grid(self.kernels.pull_delegates, backend, blocks, backend.threads_per_block(), *arguments, *queue)
+        blocks = max(1, backend.multiprocessors() * config.GRAPH500_PULL_BLOCKS_PER_SM)
+        launch_cuda_grid(self.kernels.pull_long_rows, backend, blocks, config.GRAPH500_PULL_THREADS, *arguments[:5],
+                         *arguments[6:], *queue)
 
     @staticmethod
     def _cpu(kernel, *arguments):
@@ -462,7 +472,7 @@ class Searcher:
             unreached.
         """
         graph = self.graph
-        pieces = self.group.all_gather(to_numpy(self.parent))
+        pieces = self.group.all_gather(to_numpy(self.xp.where(self.depth >= 0, self.parent, -1)))
         if self.group.rank != 0:
             return None
         layout = graph.layout

@@ -242,10 +242,13 @@ def test_estimated_edges_without_validation_match_the_validated_count():
 # --- CUDA kernels ---------------------------------------------------------------------------------
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
-@pytest.mark.parametrize("options", [Options(), Options(direction_optimizing=False)])
-def test_cuda_kernels_under_the_simulator(options):
-    record = harness.run(6, processes=1, device="cuda", roots=2, options=options, edge_factor=8)
-    reference = harness.run(6, processes=1, device="cpu", roots=2, options=options, edge_factor=8)
+@pytest.mark.parametrize("options, threshold", [(Options(), None), (Options(direction_optimizing=False), None),
+                                                (Options(), 2)])
+def test_cuda_kernels_under_the_simulator(options, threshold):
+    """Threshold 2 makes most vertices delegates: long delegate rows go through pull_long_rows."""
+    record = harness.run(6, processes=1, device="cuda", roots=2, options=options, edge_factor=8, threshold=threshold)
+    reference = harness.run(6, processes=1, device="cpu", roots=2, options=options, edge_factor=8,
+                            threshold=threshold)
     assert record["nedge"] == reference["nedge"] and record["levels"] == reference["levels"]
 
 
@@ -283,7 +286,10 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                                offset, counts, slot, *pairs)),
         (kernels.apply_pairs, (*pairs, searcher.depth, searcher.parent, *tail)),
         (kernels.pull_delegates, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
-                                  searcher.delegate_depth, searcher.delegate_depth, ids, p, offset)),
+                                  searcher.delegate_depth, searcher.delegate_depth, ids, p, offset, queue, counts,
+                                  slot)),
+        (kernels.pull_long_rows, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
+                                  searcher.delegate_depth, ids, p, offset, queue, counts, slot)),
         (kernels.close_delegates, (searcher.new, searcher.delegate_depth, level, searcher.degree["dd"],
                                    searcher.degree["dn"], searcher.delegate_queue, counts, slot, np.int64(0))),
         (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, np.int64(0), np.int64(-1),
