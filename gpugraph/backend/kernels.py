@@ -11,6 +11,8 @@ import contextlib
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass
 class FirstLaunch:
@@ -253,7 +255,7 @@ class _DirectLaunch:
         parameters = []
         for packer, value in zip(self.packers, args):
             if packer is None:
-                parameters += [0, 0, value.size, value.itemsize, value.data.ptr, *value.shape, *value.strides]
+                parameters += _array_parameters(value)
             elif isinstance(packer, type):  # a ctypes class
                 parameters.append(packer(value))
             else:
@@ -269,6 +271,103 @@ class _DirectLaunch:
 
         cooperative = {"is_cooperative" if CUDA_CORE_GE_1_0 else "cooperative_launch": self.compiled.cooperative}
         return LaunchConfig(grid=blocks, block=threads, shmem_size=0, **cooperative)
+
+
+class BoundLaunch:
+    """Repeated launches of one kernel on one backend, mostly with the same arrays.
+
+    :func:`launch_cuda_grid` packs every argument on every call (~60 us of host time for twenty
+    arrays, ``bench/launch_overhead.py``), which is most of a level of a search on a big graph
+    whose kernels take tens of microseconds. A bound launch packs the parameters once into a
+    ctypes block and launches it with the driver's ``cuLaunchKernel`` (~6 us); on later calls
+    it repacks only the arguments that are not the same objects as last time (scalars are
+    rewritten in place). The first call, a change of argument types and the simulator go
+    through :func:`launch_cuda_grid`. The bound arrays stay referenced until the next call
+    with others, so the owner should live no longer than they do.
+
+    Parameters
+    ----------
+    kernel:
+        A ``numba.cuda.jit`` kernel (not cooperative).
+    backend:
+        The CUDA backend it runs on.
+    """
+
+    def __init__(self, kernel, backend):
+        self.kernel, self.backend = kernel, backend
+        self.arguments = None  # what the block holds
+        self.type_keys = None
+        self.slots = None  # per argument: its ctypes values in the block
+        self.block = self.function = None
+
+    def __call__(self, blocks: int, threads: int, *args) -> None:
+        """Launch on ``blocks`` blocks of ``threads`` threads with ``args``."""
+        if self.backend.simulated:
+            launch_cuda_grid(self.kernel, self.backend, blocks, threads, *args)
+            return
+        if self.block is None or not self._rebind(args):
+            launch_cuda_grid(self.kernel, self.backend, blocks, threads, *args)
+            self._bind(args)
+            return
+        from cuda.bindings import driver
+
+        with self.backend.activate():
+            (error,) = driver.cuLaunchKernel(self.function, blocks, 1, 1, threads, 1, 1, 0, 0, self.address, 0)
+        if error != driver.CUresult.CUDA_SUCCESS:
+            raise RuntimeError(f"launching {_kernel_name(self.kernel)} failed: {error}")
+
+    def _bind(self, args) -> None:
+        """Pack ``args`` into a new parameter block (after a launch that compiled them)."""
+        import ctypes
+
+        from cuda.bindings import driver
+
+        with self.backend.activate():
+            direct = _DirectLaunch.of(self.kernel, args)
+        if direct is None or direct.compiled.cooperative:
+            self.block = None
+            return
+        slots = []
+        for packer, value in zip(direct.packers, args):
+            if packer is None:
+                slots.append([ctypes.c_int64(part) for part in _array_parameters(value)])
+            elif isinstance(packer, type):
+                slots.append([packer(value)])
+            elif isinstance(value, (bool, np.bool_)):
+                slots.append([ctypes.c_bool(value)])
+            else:  # a type this block does not pack: keep launching through launch_cuda_grid
+                self.block = None
+                return
+        values = [value for slot in slots for value in slot]
+        self.block = (ctypes.c_void_p * len(values))(*[ctypes.addressof(value) for value in values])
+        self.address = ctypes.addressof(self.block)
+        self.function = driver.CUfunction(int(direct.function._handle))
+        self.slots, self.arguments = slots, list(args)
+        self.type_keys = [_type_key(value) for value in args]
+
+    def _rebind(self, args) -> bool:
+        """Rewrite the slots of the arguments that changed; False if any changed type."""
+        if len(args) != len(self.arguments):
+            return False
+        for index, value in enumerate(args):
+            if value is self.arguments[index]:
+                continue
+            if _type_key(value) != self.type_keys[index]:
+                return False
+            slot = self.slots[index]
+            if len(slot) == 1:
+                slot[0].value = value
+            else:
+                for holder, part in zip(slot, _array_parameters(value)):
+                    holder.value = part
+            self.arguments[index] = value
+        return True
+
+
+def _array_parameters(array) -> list[int]:
+    """Numba's parameters for a CuPy array argument: meminfo, parent, size, itemsize, data
+    pointer, shape, strides."""
+    return [0, 0, array.size, array.itemsize, array.data.ptr, *array.shape, *array.strides]
 
 
 @contextlib.contextmanager

@@ -47,7 +47,7 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.backend import to_numpy
-from gpugraph.backend.kernels import dynamic_schedule, launch_cuda_grid, launch_cuda_kernel, run_cpu_kernel
+from gpugraph.backend.kernels import BoundLaunch, dynamic_schedule, run_cpu_kernel
 from gpugraph.errors import InvalidParameterError, VertexIdError
 from gpugraph.graph500 import _kernels_cpu as kernel_cells
 
@@ -185,6 +185,7 @@ class Searcher:
         else:
             from gpugraph.graph500 import _kernels_cpu as kernels
         self.kernels = kernels
+        self._bound = {}  # (kernel name, key) -> BoundLaunch (CUDA)
 
     # --- one search ------------------------------------------------------------------------------
     def search(self, root: int) -> dict:
@@ -275,7 +276,7 @@ class Searcher:
         arguments = (self.depth, self.parent, self.new, self.candidate, np.int64(root_local), np.int64(root_delegate),
                      np.int64(root), graph.nd.indptr, graph.nn.indptr, self.counts, np.int64(self.unvisited_nd))
         if self.backend.is_cuda:
-            launch_cuda_kernel(self.kernels.start, self.backend, 1, *arguments)
+            self._gpu("start", 1, 1, *arguments)
         else:
             run_cpu_kernel(self.kernels.start, *arguments)
         self._close(-1)
@@ -312,7 +313,7 @@ class Searcher:
             backend = self.backend
             blocks = min(backend.blocks_for(int(self.new.size)),
                          max(1, backend.multiprocessors()) * config.GRAPH500_CLOSE_BLOCKS_PER_SM)
-            launch_cuda_grid(self.kernels.close_delegates, backend, blocks, backend.threads_per_block(), *arguments)
+            self._gpu("close_delegates", blocks, backend.threads_per_block(), *arguments)
         else:
             run_cpu_kernel(self.kernels.close_delegates, *arguments)
 
@@ -394,7 +395,8 @@ class Searcher:
         arguments = (targets, sources, self.depth, self.parent, np.int32(level), graph.nd.indptr, graph.nn.indptr,
                      self.counts, next_slot)
         if self.backend.is_cuda:
-            launch_cuda_kernel(self.kernels.apply_pairs, self.backend, int(targets.size), *arguments)
+            backend = self.backend
+            self._gpu("apply_pairs", backend.blocks_for(int(targets.size)), backend.threads_per_block(), *arguments)
         else:
             self._cpu(self.kernels.apply_pairs, *arguments)
 
@@ -414,7 +416,7 @@ class Searcher:
             self.xp.cumsum(self.degree[kind][queue], out=scan[1:])
             backend = self.backend
             blocks = min(backend.blocks_for(arcs), max(1, backend.multiprocessors()) * 32)
-            launch_cuda_grid(self.kernels.push, backend, blocks, backend.threads_per_block(), *arguments, scan, *tail)
+            self._gpu("push", blocks, backend.threads_per_block(), *arguments, scan, *tail, key=kind)
         else:
             self._cpu(self.kernels.push, *arguments, *tail)
 
@@ -432,7 +434,7 @@ class Searcher:
             backend = self.backend
             blocks = min(backend.blocks_for(graph.num_local),
                          max(1, backend.multiprocessors()) * config.GRAPH500_PASS_BLOCKS_PER_SM)
-            launch_cuda_grid(self.kernels.normal_pass, backend, blocks, backend.threads_per_block(), *arguments)
+            self._gpu("normal_pass", blocks, backend.threads_per_block(), *arguments)
         else:
             self._cpu(self.kernels.normal_pass, *arguments)
 
@@ -450,10 +452,18 @@ class Searcher:
         queue = (self.long_rows, self.counts, np.int64(kernel_cells.LONG_DD if kind == "dd" else kernel_cells.LONG_DN))
         blocks = min(backend.blocks_for(int(self.new.size)),
                      max(1, backend.multiprocessors()) * config.GRAPH500_PASS_BLOCKS_PER_SM)
-        launch_cuda_grid(self.kernels.pull_delegates, backend, blocks, backend.threads_per_block(), *arguments, *queue)
+        self._gpu("pull_delegates", blocks, backend.threads_per_block(), *arguments, *queue, key=kind)
         blocks = max(1, backend.multiprocessors() * config.GRAPH500_PULL_BLOCKS_PER_SM)
-        launch_cuda_grid(self.kernels.pull_long_rows, backend, blocks, config.GRAPH500_PULL_THREADS, *arguments[:5],
-                         *arguments[6:], *queue)
+        self._gpu("pull_long_rows", blocks, config.GRAPH500_PULL_THREADS, *arguments[:5], *arguments[6:], *queue,
+                  key=kind)
+
+    def _gpu(self, name: str, blocks: int, threads: int, *arguments, key: str = ""):
+        """Launch CUDA kernel ``name`` through this searcher's :class:`BoundLaunch` for it (one per
+        ``key`` too, for kernels launched on the arrays of different subgraphs)."""
+        bound = self._bound.get((name, key))
+        if bound is None:
+            bound = self._bound[(name, key)] = BoundLaunch(getattr(self.kernels, name), self.backend)
+        bound(blocks, threads, *arguments)
 
     @staticmethod
     def _cpu(kernel, *arguments):
