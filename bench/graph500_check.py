@@ -155,6 +155,24 @@ def _kernel_times(searcher, root):
         searcher.backend.synchronize()
     print(profiler.key_averages().table(sort_by="cuda_time_total", row_limit=20, max_name_column_width=60),
           flush=True)
+    with profile(activities=[ProfilerActivity.CUDA]) as profiler:
+        stats = searcher.search(root)
+    kernels = [event for event in profiler.events() if event.device_type.name == "CUDA"]
+    print("[micro] one search's kernels in order (us):",
+          " ".join(f"{event.name.split('::')[-1].split('[')[0]}={event.device_time:.0f}" for event in kernels), flush=True)
+    print("[micro] its frontiers and directions:", stats["frontiers"], stats["directions"], flush=True)
+    from gpugraph import config
+
+    for blocks_per_sm in (4, 16, 32):
+        config.GRAPH500_PASS_BLOCKS_PER_SM, default = blocks_per_sm, config.GRAPH500_PASS_BLOCKS_PER_SM
+        searcher.search(root)
+        with profile(activities=[ProfilerActivity.CUDA]) as profiler:
+            searcher.search(root)
+        config.GRAPH500_PASS_BLOCKS_PER_SM = default
+        passes = [event.device_time for event in profiler.events()
+                  if event.device_type.name == "CUDA" and "normal_pass" in event.name]
+        print(f"[micro] {blocks_per_sm} pass blocks per SM: normal_pass {' '.join(f'{t:.0f}' for t in passes)} us",
+              flush=True)
 
 
 if __name__ == "__main__":
