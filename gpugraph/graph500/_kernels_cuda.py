@@ -43,6 +43,8 @@ TALLIES = 4
 #: Columns a thread reads at once when it scans a row (:func:`_probe`): independent loads in
 #: flight instead of a chain of dependent ones.
 PROBE = 4
+#: Normals a thread of :func:`normal_pass` takes per tile, their depths loaded together.
+VERTICES_PER_THREAD = 4
 
 
 @cuda.jit(device=True, inline=True)
@@ -149,63 +151,90 @@ def push(indptr, indices, queue, scan, ids, stride, offset, seen, mark, owner, l
     _add_tallies(tally, block, counts, slot)
 
 
+@cuda.jit(device=True, inline=True)
+def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, depth, parent, nd_indptr, nd_indices, nn_indptr,
+                  nn_indices, delegate_depth, new, candidate, delegate_ids, source, tally):
+    """What the pass over the normals does for normal ``x`` at depth ``at`` (nn claims only;
+    the nn pairs of several processes are written by the caller)."""
+    if at == level:
+        if nd_forward:
+            for position in range(nd_indptr[x], nd_indptr[x + 1]):
+                target = nd_indices[position]
+                if delegate_depth[target] < 0 and new[target] == 0:
+                    new[target] = 1
+                    candidate[target] = source
+        if nn_forward:
+            end = nn_indptr[x + 1]
+            for position in range(nn_indptr[x], end, PROBE):
+                # Targets and their depths loaded PROBE at a time, then claimed.
+                t0 = nn_indices[position]
+                t1 = nn_indices[position + 1] if position + 1 < end else t0
+                t2 = nn_indices[position + 2] if position + 2 < end else t0
+                t3 = nn_indices[position + 3] if position + 3 < end else t0
+                open0, open1, open2, open3 = depth[t0] < 0, depth[t1] < 0, depth[t2] < 0, depth[t3] < 0
+                if open0:
+                    _claim_normal(t0, source, depth, parent, level, nd_indptr, nn_indptr, tally)
+                if open1:
+                    _claim_normal(t1, source, depth, parent, level, nd_indptr, nn_indptr, tally)
+                if open2:
+                    _claim_normal(t2, source, depth, parent, level, nd_indptr, nn_indptr, tally)
+                if open3:
+                    _claim_normal(t3, source, depth, parent, level, nd_indptr, nn_indptr, tally)
+    elif at == -1 and dn_backward:
+        end = nd_indptr[x + 1]
+        for position in range(nd_indptr[x], end, PROBE):
+            column = _probe(nd_indices, position, end, delegate_depth, level)
+            if column >= 0:
+                _claim_normal(x, delegate_ids[column], depth, parent, level, nd_indptr, nn_indptr, tally)
+                break
+
+
 @cuda.jit(cache=True)
 def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nd_indptr, nd_indices, nn_indptr,
                 nn_indices, delegate_depth, new, candidate, delegate_ids, stride, offset, counts, slot,
                 pair_targets, pair_sources):
-    """One pass over the local normals, a thread per normal (``_kernels_cpu.normal_pass``). The
-    blocks step through the normals together (the same steps for every thread of a block), so
-    the nn pairs can be placed a block at a time."""
+    """One pass over the local normals (``_kernels_cpu.normal_pass``). A block steps through
+    tiles of :data:`VERTICES_PER_THREAD` x ``blockDim`` normals, a thread taking every
+    ``blockDim``-th normal of the tile with the depth loads issued together (one load in flight
+    per thread left a pass over idle levels at a third of the memory bandwidth); every thread
+    of a block takes the same steps, so the nn pairs can be placed a tile at a time."""
     block = cuda.shared.array(TALLIES, np.int64)
     places = cuda.shared.array(2, np.int64)
     tally = cuda.local.array(TALLIES, np.int64)
     for cell in range(TALLIES):
         tally[cell] = 0
     pairs = pair_targets.size > 0
+    visit_nn = nn_forward and not pairs
     size = depth.size
-    step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
-    for base in range(np.int64(cuda.blockIdx.x) * cuda.blockDim.x, size, step):
-        x = base + cuda.threadIdx.x
-        at = depth[x] if x < size else np.int32(-2)
-        source = np.int64(x) * stride + offset
-        if at == level:
-            if nd_forward:
-                for position in range(nd_indptr[x], nd_indptr[x + 1]):
-                    target = nd_indices[position]
-                    if delegate_depth[target] < 0 and new[target] == 0:
-                        new[target] = 1
-                        candidate[target] = source
-            if nn_forward and not pairs:
-                end = nn_indptr[x + 1]
-                for position in range(nn_indptr[x], end, PROBE):
-                    # Targets and their depths loaded PROBE at a time, then claimed.
-                    t0 = nn_indices[position]
-                    t1 = nn_indices[position + 1] if position + 1 < end else t0
-                    t2 = nn_indices[position + 2] if position + 2 < end else t0
-                    t3 = nn_indices[position + 3] if position + 3 < end else t0
-                    open0, open1, open2, open3 = depth[t0] < 0, depth[t1] < 0, depth[t2] < 0, depth[t3] < 0
-                    if open0:
-                        _claim_normal(t0, source, depth, parent, level, nd_indptr, nn_indptr, tally)
-                    if open1:
-                        _claim_normal(t1, source, depth, parent, level, nd_indptr, nn_indptr, tally)
-                    if open2:
-                        _claim_normal(t2, source, depth, parent, level, nd_indptr, nn_indptr, tally)
-                    if open3:
-                        _claim_normal(t3, source, depth, parent, level, nd_indptr, nn_indptr, tally)
-        elif at == -1 and dn_backward:
-            end = nd_indptr[x + 1]
-            for position in range(nd_indptr[x], end, PROBE):
-                column = _probe(nd_indices, position, end, delegate_depth, level)
-                if column >= 0:
-                    _claim_normal(x, delegate_ids[column], depth, parent, level, nd_indptr, nn_indptr, tally)
-                    break
+    width = cuda.blockDim.x
+    step = np.int64(cuda.gridDim.x) * width * VERTICES_PER_THREAD
+    for tile in range(np.int64(cuda.blockIdx.x) * width * VERTICES_PER_THREAD, size, step):
+        x0 = tile + cuda.threadIdx.x
+        x1 = x0 + width
+        x2 = x1 + width
+        x3 = x2 + width
+        a0 = depth[x0] if x0 < size else np.int32(-2)
+        a1 = depth[x1] if x1 < size else np.int32(-2)
+        a2 = depth[x2] if x2 < size else np.int32(-2)
+        a3 = depth[x3] if x3 < size else np.int32(-2)
+        for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
+            if at >= -1:
+                _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, depth, parent, nd_indptr, nd_indices,
+                              nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids,
+                              np.int64(x) * stride + offset, tally)
         if nn_forward and pairs:  # the same for the whole grid
-            start = nn_indptr[x] if at == level else 0
-            stop = nn_indptr[x + 1] if at == level else 0
-            place = _reserve(places, counts, PAIRS, stop - start) - start
-            for position in range(start, stop):
-                pair_targets[place + position] = nn_indices[position]
-                pair_sources[place + position] = source
+            count = np.int64(0)
+            for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
+                if at == level:
+                    count += nn_indptr[x + 1] - nn_indptr[x]
+            place = _reserve(places, counts, PAIRS, count)
+            for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
+                if at == level:
+                    source = np.int64(x) * stride + offset
+                    for position in range(nn_indptr[x], nn_indptr[x + 1]):
+                        pair_targets[place] = nn_indices[position]
+                        pair_sources[place] = source
+                        place += 1
     _add_tallies(tally, block, counts, slot)
 
 
