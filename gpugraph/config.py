@@ -269,7 +269,9 @@ GRAPH500_MAX_DELEGATES_PER_PROCESS = 4
 #: factor0 are the paper's values for RMAT (§VI-C); factor1 = 0: on RMAT a kind never needs to
 #: come back ("once the traversal switches to the backward direction, it does not need to change
 #: back").
-GRAPH500_DIRECTION_FACTORS = {"dd": (0.5, 0.0), "dn": (0.05, 0.0), "nd": (1e-7, 0.0)}
+#: nn chooses only when one process runs alone (elsewhere its columns are remote); its factor0
+#: is dn's, the other visit into normals found by a pass over the unvisited normals.
+GRAPH500_DIRECTION_FACTORS = {"dd": (0.5, 0.0), "dn": (0.05, 0.0), "nd": (1e-7, 0.0), "nn": (0.05, 0.0)}
 #: Blocks per multiprocessor of the pass over the normals (CUDA; blocks step through the normals
 #: together): enough to fill the GPU, few enough that the blocks' counter atomics cost nothing.
 GRAPH500_PASS_BLOCKS_PER_SM = 8

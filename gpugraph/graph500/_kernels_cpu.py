@@ -30,12 +30,12 @@ Q_NORMAL, FV_ND, FV_NN = 0, 1, 2
 #: with dd arcs and with dn arcs (set by :func:`close_delegates`).
 Q_DELEGATE, FV_DD, FV_DN, UNVISITED_DD, UNVISITED_DN = 3, 4, 5, 6, 7
 SLOT = 8
-#: Unvisited local normals that have nd arcs (a running count: claims subtract).
-UNVISITED_ND = 2 * SLOT
+#: Unvisited local normals that have nd arcs, and nn arcs (running counts: claims subtract).
+UNVISITED_ND, UNVISITED_NN = 2 * SLOT, 2 * SLOT + 1
 #: nn pairs reserved so far in the level (several processes); then, on the GPU, the long rows
 #: queued by the backward dd and nd visits (``_kernels_cuda.pull_delegates``). Zeroed per level.
-PAIRS, LONG_DD, LONG_DN = 2 * SLOT + 1, 2 * SLOT + 2, 2 * SLOT + 3
-COUNTER_CELLS = 2 * SLOT + 4
+PAIRS, LONG_DD, LONG_DN = 2 * SLOT + 2, 2 * SLOT + 3, 2 * SLOT + 4
+COUNTER_CELLS = 2 * SLOT + 5
 
 
 @njit(cache=True, inline="always")
@@ -53,7 +53,7 @@ def push(indptr, indices, queue, ids, stride, offset, seen, mark, owner, level, 
     ``owner`` and counted in ``counts[slot:]``. Into delegates (dd; ``seen`` the delegate depths):
     an unvisited column not yet marked is marked new in ``mark``, with the row as candidate parent
     in ``owner`` (its depth waits for the reduction)."""
-    claimed = nd_arcs = nn_arcs = with_nd = 0
+    claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
     for item in prange(queue.size):
         row = queue[item]
         source = _global_id(row, ids, stride, offset)
@@ -64,36 +64,41 @@ def push(indptr, indices, queue, ids, stride, offset, seen, mark, owner, level, 
                     if atomic_cas_i32(seen, target, -1, level + 1) == -1:
                         owner[target] = source
                         degree = nd_indptr[target + 1] - nd_indptr[target]
+                        nn_degree = nn_indptr[target + 1] - nn_indptr[target]
                         claimed += 1
                         nd_arcs += degree
-                        nn_arcs += nn_indptr[target + 1] - nn_indptr[target]
+                        nn_arcs += nn_degree
                         with_nd += np.int64(degree > 0)
+                        with_nn += np.int64(nn_degree > 0)
                 elif mark[target] == 0:
                     mark[target] = 1
                     owner[target] = source
-    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd)
+    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn)
 
 
 @njit(cache=True)
-def _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd):
+def _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn):
     """Add a kernel's claims to the next level's numbers (after its parallel loop)."""
     counts[slot + Q_NORMAL] += claimed
     counts[slot + FV_ND] += nd_arcs
     counts[slot + FV_NN] += nn_arcs
     counts[UNVISITED_ND] -= with_nd
+    counts[UNVISITED_NN] -= with_nn
 
 
 @njit(parallel=True, cache=True)
-def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nd_indptr, nd_indices, nn_indptr,
-                nn_indices, delegate_depth, new, candidate, delegate_ids, stride, offset, counts, slot,
+def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nn_backward, nd_indptr, nd_indices,
+                nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, stride, offset, counts, slot,
                 pair_targets, pair_sources):
     """One pass over the local normals. A normal at depth ``level`` visits forward its nd arcs
     (``nd_forward``: marks unvisited delegates new, itself their candidate) and its nn arcs
     (``nn_forward``: claims unvisited normals; with several processes, when ``pair_targets`` is
     not empty, writes (target, source) pairs of global ids instead, at places reserved in
-    ``counts[PAIRS]``). An unvisited normal with ``dn_backward`` claims itself from its first nd
-    column at depth ``level`` (backward dn). Claims are counted in ``counts[slot:]``."""
-    claimed = nd_arcs = nn_arcs = with_nd = 0
+    ``counts[PAIRS]``). An unvisited normal claims itself from its first nd column at depth
+    ``level`` (``dn_backward``), failing that from its first nn column at depth ``level``
+    (``nn_backward``: one process only, where nn columns are local indices). Claims are counted
+    in ``counts[slot:]``."""
+    claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
     pairs = pair_targets.size > 0
     for x in prange(depth.size):
         at = depth[x]
@@ -117,39 +122,55 @@ def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nd_in
                     if depth[target] < 0 and atomic_cas_i32(depth, target, -1, level + 1) == -1:
                         parent[target] = source
                         degree = nd_indptr[target + 1] - nd_indptr[target]
+                        nn_degree = nn_indptr[target + 1] - nn_indptr[target]
                         claimed += 1
                         nd_arcs += degree
-                        nn_arcs += nn_indptr[target + 1] - nn_indptr[target]
+                        nn_arcs += nn_degree
                         with_nd += np.int64(degree > 0)
-        elif at < 0 and dn_backward:
-            for position in range(nd_indptr[x], nd_indptr[x + 1]):
-                column = nd_indices[position]
-                if delegate_depth[column] == level:
-                    if atomic_cas_i32(depth, x, -1, level + 1) == -1:
-                        parent[x] = delegate_ids[column]
-                        claimed += 1
-                        nd_arcs += nd_indptr[x + 1] - nd_indptr[x]
-                        nn_arcs += nn_indptr[x + 1] - nn_indptr[x]
-                        with_nd += 1
-                    break
-    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd)
+                        with_nn += np.int64(nn_degree > 0)
+        elif at < 0 and (dn_backward or nn_backward):
+            found = -1
+            if dn_backward:
+                for position in range(nd_indptr[x], nd_indptr[x + 1]):
+                    column = nd_indices[position]
+                    if delegate_depth[column] == level:
+                        found = delegate_ids[column]
+                        break
+            if found < 0 and nn_backward:
+                for position in range(nn_indptr[x], nn_indptr[x + 1]):
+                    column = nn_indices[position]
+                    if depth[column] == level:
+                        found = column
+                        break
+            if found >= 0 and atomic_cas_i32(depth, x, -1, level + 1) == -1:
+                parent[x] = found
+                degree = nd_indptr[x + 1] - nd_indptr[x]
+                nn_degree = nn_indptr[x + 1] - nn_indptr[x]
+                claimed += 1
+                nd_arcs += degree
+                nn_arcs += nn_degree
+                with_nd += np.int64(degree > 0)
+                with_nn += np.int64(nn_degree > 0)
+    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn)
 
 
 @njit(parallel=True, cache=True)
 def apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, counts, slot):
     """Received nn visits (``targets``: local indices): unvisited targets are claimed for depth
     ``level + 1`` and counted in ``counts[slot:]``."""
-    claimed = nd_arcs = nn_arcs = with_nd = 0
+    claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
     for item in prange(targets.size):
         target = targets[item]
         if depth[target] < 0 and atomic_cas_i32(depth, target, -1, level + 1) == -1:
             parent[target] = sources[item]
             degree = nd_indptr[target + 1] - nd_indptr[target]
+            nn_degree = nn_indptr[target + 1] - nn_indptr[target]
             claimed += 1
             nd_arcs += degree
-            nn_arcs += nn_indptr[target + 1] - nn_indptr[target]
+            nn_arcs += nn_degree
             with_nd += np.int64(degree > 0)
-    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd)
+            with_nn += np.int64(nn_degree > 0)
+    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn)
 
 
 @njit(parallel=True, cache=True)
@@ -197,20 +218,23 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, delegate_q
 
 @njit(cache=True)
 def start(depth, parent, new, candidate, root_local, root_delegate, root, nd_indptr, nn_indptr, counts,
-          unvisited_nd):
+          unvisited_nd, unvisited_nn):
     """A search's first state: the counters zeroed, the root at depth 0 (a local normal,
     ``root_local`` >= 0, counted in slot 0) or marked new (a delegate, ``root_delegate`` >= 0,
     for :func:`close_delegates` with ``level = -1``). ``depth`` and ``parent`` are all -1."""
     counts[:] = 0
     counts[UNVISITED_ND] = unvisited_nd
+    counts[UNVISITED_NN] = unvisited_nn
     if root_local >= 0:
         depth[root_local] = 0
         parent[root_local] = root
         degree = nd_indptr[root_local + 1] - nd_indptr[root_local]
+        nn_degree = nn_indptr[root_local + 1] - nn_indptr[root_local]
         counts[Q_NORMAL] = 1
         counts[FV_ND] = degree
-        counts[FV_NN] = nn_indptr[root_local + 1] - nn_indptr[root_local]
+        counts[FV_NN] = nn_degree
         counts[UNVISITED_ND] -= np.int64(degree > 0)
+        counts[UNVISITED_NN] -= np.int64(nn_degree > 0)
     if root_delegate >= 0:
         new[root_delegate] = 1
         candidate[root_delegate] = root

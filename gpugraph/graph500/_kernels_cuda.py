@@ -34,12 +34,14 @@ from gpugraph.graph500._kernels_cpu import (
     UNVISITED_DD,
     UNVISITED_DN,
     UNVISITED_ND,
+    UNVISITED_NN,
 )
 
 cuda = load_numba_cuda()
 
-#: Per-thread tallies of claims: claimed, their nd arcs, their nn arcs, those with nd arcs.
-TALLIES = 4
+#: Per-thread tallies of claims: claimed, their nd arcs, their nn arcs, those with nd arcs, those
+#: with nn arcs.
+TALLIES = 5
 #: Columns a thread reads at once when it scans a row (:func:`_probe`): independent loads in
 #: flight instead of a chain of dependent ones.
 PROBE = 4
@@ -61,11 +63,14 @@ def _claim_normal(target, source, depth, parent, level, nd_indptr, nn_indptr, ta
     if depth[target] < 0 and cuda.atomic.cas(depth, target, -1, level + 1) == -1:
         parent[target] = source
         degree = nd_indptr[target + 1] - nd_indptr[target]
+        nn_degree = nn_indptr[target + 1] - nn_indptr[target]
         tally[0] += 1
         tally[1] += degree
-        tally[2] += nn_indptr[target + 1] - nn_indptr[target]
+        tally[2] += nn_degree
         if degree > 0:
             tally[3] += 1
+        if nn_degree > 0:
+            tally[4] += 1
 
 
 @cuda.jit(device=True, inline=True)
@@ -85,6 +90,8 @@ def _add_tallies(tally, block, counts, slot):
             cuda.atomic.add(counts, slot + FV_NN, block[2])
         if block[3]:
             cuda.atomic.sub(counts, UNVISITED_ND, block[3])
+        if block[4]:
+            cuda.atomic.sub(counts, UNVISITED_NN, block[4])
 
 
 @cuda.jit(device=True, inline=True)
@@ -152,8 +159,8 @@ def push(indptr, indices, queue, scan, ids, stride, offset, seen, mark, owner, l
 
 
 @cuda.jit(device=True, inline=True)
-def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, depth, parent, nd_indptr, nd_indices, nn_indptr,
-                  nn_indices, delegate_depth, new, candidate, delegate_ids, source, tally):
+def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward, depth, parent, nd_indptr, nd_indices,
+                  nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, source, tally):
     """What the pass over the normals does for normal ``x`` at depth ``at`` (nn claims only;
     the nn pairs of several processes are written by the caller)."""
     if at == level:
@@ -180,18 +187,29 @@ def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, depth, pare
                     _claim_normal(t2, source, depth, parent, level, nd_indptr, nn_indptr, tally)
                 if open3:
                     _claim_normal(t3, source, depth, parent, level, nd_indptr, nn_indptr, tally)
-    elif at == -1 and dn_backward:
-        end = nd_indptr[x + 1]
-        for position in range(nd_indptr[x], end, PROBE):
-            column = _probe(nd_indices, position, end, delegate_depth, level)
-            if column >= 0:
-                _claim_normal(x, delegate_ids[column], depth, parent, level, nd_indptr, nn_indptr, tally)
-                break
+    elif at == -1 and (dn_backward or nn_backward):
+        found = np.int64(-1)
+        if dn_backward:
+            end = nd_indptr[x + 1]
+            for position in range(nd_indptr[x], end, PROBE):
+                column = _probe(nd_indices, position, end, delegate_depth, level)
+                if column >= 0:
+                    found = delegate_ids[column]
+                    break
+        if found < 0 and nn_backward:  # one process: nn columns are local indices
+            end = nn_indptr[x + 1]
+            for position in range(nn_indptr[x], end, PROBE):
+                column = _probe(nn_indices, position, end, depth, level)
+                if column >= 0:
+                    found = column
+                    break
+        if found >= 0:
+            _claim_normal(x, found, depth, parent, level, nd_indptr, nn_indptr, tally)
 
 
 @cuda.jit(cache=True)
-def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nd_indptr, nd_indices, nn_indptr,
-                nn_indices, delegate_depth, new, candidate, delegate_ids, stride, offset, counts, slot,
+def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nn_backward, nd_indptr, nd_indices,
+                nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, stride, offset, counts, slot,
                 pair_targets, pair_sources):
     """One pass over the local normals (``_kernels_cpu.normal_pass``). A block steps through
     tiles of :data:`VERTICES_PER_THREAD` x ``blockDim`` normals, a thread taking every
@@ -219,8 +237,8 @@ def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nd_in
         a3 = depth[x3] if x3 < size else np.int32(-2)
         for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
             if at >= -1:
-                _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, depth, parent, nd_indptr, nd_indices,
-                              nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids,
+                _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, nn_backward, depth, parent, nd_indptr,
+                              nd_indices, nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids,
                               np.int64(x) * stride + offset, tally)
         if nn_forward and pairs:  # the same for the whole grid
             count = np.int64(0)
@@ -354,21 +372,25 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, delegate_q
 
 @cuda.jit(cache=True)
 def start(depth, parent, new, candidate, root_local, root_delegate, root, nd_indptr, nn_indptr, counts,
-          unvisited_nd):
+          unvisited_nd, unvisited_nn):
     """A search's first state (``_kernels_cpu.start``); one thread."""
     if thread_index() == 0:
         for cell in range(counts.size):
             counts[cell] = 0
         counts[UNVISITED_ND] = unvisited_nd
+        counts[UNVISITED_NN] = unvisited_nn
         if root_local >= 0:
             depth[root_local] = 0
             parent[root_local] = root
             degree = nd_indptr[root_local + 1] - nd_indptr[root_local]
+            nn_degree = nn_indptr[root_local + 1] - nn_indptr[root_local]
             counts[Q_NORMAL] = 1
             counts[FV_ND] = degree
-            counts[FV_NN] = nn_indptr[root_local + 1] - nn_indptr[root_local]
+            counts[FV_NN] = nn_degree
             if degree > 0:
                 counts[UNVISITED_ND] -= 1
+            if nn_degree > 0:
+                counts[UNVISITED_NN] -= 1
         if root_delegate >= 0:
             new[root_delegate] = 1
             candidate[root_delegate] = root

@@ -22,7 +22,9 @@ sources of the reversed subgraph, ``q`` the frontier and ``s`` the unvisited sou
 forward one; a kind goes backward when ``FV > factor0 * BV`` and forward again when
 ``FV < factor1 * BV`` (``config.GRAPH500_DIRECTION_FACTORS``). Backward dn reads the nd rows and
 backward nd the dn rows: the distributor put both arcs of each such edge on the same process.
-nn visits are always forward (the nn subgraph is not symmetric).
+nn visits choose too when one process runs alone (its nn subgraph holds both arcs of every nn
+edge: backward, an unvisited normal looks for a frontier normal among its nn columns); with
+several processes they are forward (an nn row's columns live on other processes).
 
 The search ends when no process has a frontier. A delegate's parent is the candidate of any
 process that found it (an all-reduce MAX over ``candidate`` after the search), which is valid
@@ -31,7 +33,7 @@ because a delegate is found by every finder at the same level.
 No pass over all vertices prepares a level. Local normals are claimed for the next level with a
 compare-and-swap, and the claims add up the next level's frontier size, its nd and nn arcs and
 the unvisited normals with nd arcs in a device counter array; the normal frontier is then
-visited by one pass over the normals (nd and nn forward, dn backward together). The delegates
+visited by one pass over the normals (nd and nn forward, dn and nn backward together). The delegates
 found in a level are closed by one kernel over the delegates, which also queues them (the
 frontier of the delegates' forward visits) and counts what the next decisions need. So a level
 costs one read of the counters (the only synchronisation), a pass over the normals, a pass over
@@ -51,8 +53,8 @@ from gpugraph.backend.kernels import BoundLaunch, dynamic_schedule, run_cpu_kern
 from gpugraph.errors import InvalidParameterError, VertexIdError
 from gpugraph.graph500 import _kernels_cpu as kernel_cells
 
-#: Kinds of visit that choose a direction.
-DIRECTED_KINDS = ("dd", "dn", "nd")
+#: Kinds of visit that choose a direction (nn only when one process runs alone).
+DIRECTED_KINDS = ("dd", "dn", "nd", "nn")
 #: Parts of a level timed when ``Options.profile`` is on (the paper's Figure 8 breakdown).
 PHASES = ("counters", "delegate_visits", "normal_visits", "normal_exchange", "delegate_reduction", "close")
 
@@ -74,7 +76,7 @@ class Options:
         Route nn pairs through the host's peer of the owner's GPU index first (L; needs several
         GPUs per host in the layout, else it changes nothing).
     factors:
-        ``{kind: (factor0, factor1)}`` for dd, dn, nd.
+        ``{kind: (factor0, factor1)}`` for dd, dn, nd, nn.
     profile:
         Synchronise the device around each phase and time it (``stats["phases"]``); slows the
         search a little.
@@ -170,6 +172,7 @@ class Searcher:
             self.candidate = xp.full(d, -1, dtype=np.int64)
             self.degree = {name: getattr(subgraphs, name).degree() for name in ("dd", "dn")}
             self.unvisited_nd = int(xp.count_nonzero(subgraphs.nd.degree()))
+            self.unvisited_nn = int(xp.count_nonzero(subgraphs.nn.degree()))
             self.counts = xp.zeros(kernel_cells.COUNTER_CELLS, dtype=np.int64)
             self.delegate_queue = xp.empty(d, dtype=np.int32)
             self.long_rows = xp.empty(d if backend.is_cuda else 0, dtype=np.int32)  # pull_delegates (CUDA)
@@ -225,6 +228,7 @@ class Searcher:
                 q_normal, fv_nd, fv_nn, q_delegate, fv_dd, fv_dn, unvisited_dd, unvisited_dn = (
                     int(value) for value in counts[slot:slot + kernel_cells.SLOT])
                 unvisited_nd = int(counts[kernel_cells.UNVISITED_ND])
+                unvisited_nn = int(counts[kernel_cells.UNVISITED_NN])
                 if self.group.size > 1:
                     q_normal_total = int(self.group.allreduce([q_normal])[0])
                 else:
@@ -235,6 +239,8 @@ class Searcher:
                     self._decide(backward, "dd", fv_dd, q_delegate, unvisited_dd, unvisited_dd)
                     self._decide(backward, "dn", fv_dn, q_delegate, unvisited_dn, unvisited_nd)
                     self._decide(backward, "nd", fv_nd, q_normal, unvisited_nd, unvisited_dn)
+                    if self.group.size == 1:
+                        self._decide(backward, "nn", fv_nn, q_normal, unvisited_nn, unvisited_nn)
                 stats["directions"].append({kind: "backward" if backward[kind] else "forward"
                                             for kind in DIRECTED_KINDS})
                 stats["frontiers"].append((q_normal, q_delegate))
@@ -274,7 +280,8 @@ class Searcher:
         elif int(graph.layout.owner(np.int64(root))) == self.group.rank:
             root_local = root // graph.layout.processes
         arguments = (self.depth, self.parent, self.new, self.candidate, np.int64(root_local), np.int64(root_delegate),
-                     np.int64(root), graph.nd.indptr, graph.nn.indptr, self.counts, np.int64(self.unvisited_nd))
+                     np.int64(root), graph.nd.indptr, graph.nn.indptr, self.counts, np.int64(self.unvisited_nd),
+                     np.int64(self.unvisited_nn))
         if self.backend.is_cuda:
             self._gpu("start", 1, 1, *arguments)
         else:
@@ -344,13 +351,14 @@ class Searcher:
             self._push("dn", q_delegate, fv_dn, self.graph.delegate_ids, self.depth, self.no_mark, self.parent, level,
                        next_slot)
         nd_forward = self.group.size == 1 and bool(q_normal and fv_nd) and not backward["nd"]
-        nn_forward = bool(q_normal and fv_nn)
+        nn_forward = bool(q_normal and fv_nn) and not backward["nn"]
         dn_backward = bool(q_delegate) and backward["dn"]
+        nn_backward = bool(q_normal) and backward["nn"]
         pairs = None
         if nn_forward and self.group.size > 1:
             pairs = (xp.empty(fv_nn, dtype=np.int64), xp.empty(fv_nn, dtype=np.int64))
-        if nd_forward or nn_forward or dn_backward:
-            self._normal_pass(level, next_slot, nd_forward, nn_forward, dn_backward, pairs)
+        if nd_forward or nn_forward or dn_backward or nn_backward:
+            self._normal_pass(level, next_slot, nd_forward, nn_forward, dn_backward, nn_backward, pairs)
         return pairs
 
     def _exchange_pairs(self, pairs, level: int, next_slot, stats: dict):
@@ -420,16 +428,17 @@ class Searcher:
         else:
             self._cpu(self.kernels.push, *arguments, *tail)
 
-    def _normal_pass(self, level, next_slot, nd_forward=False, nn_forward=False, dn_backward=False, pairs=None):
+    def _normal_pass(self, level, next_slot, nd_forward=False, nn_forward=False, dn_backward=False, nn_backward=False,
+                     pairs=None):
         """``_kernels_cpu.normal_pass`` with the visits asked for."""
         graph, no_ids = self.graph, self.no_ids
         targets, sources = pairs if pairs is not None else (no_ids, no_ids)
         # Without the nd visit the delegate marks are not passed: a non-blocking reduction may be
         # writing them (and the CUDA simulator copies every argument back after the kernel).
         new, candidate = (self.new, self.candidate) if nd_forward else (self.no_mark, no_ids)
-        arguments = (self.depth, self.parent, np.int32(level), nd_forward, nn_forward, dn_backward, graph.nd.indptr,
-                     graph.nd.indices, graph.nn.indptr, graph.nn.indices, self.delegate_depth, new, candidate,
-                     graph.delegate_ids, self.stride, self.offset, self.counts, next_slot, targets, sources)
+        arguments = (self.depth, self.parent, np.int32(level), nd_forward, nn_forward, dn_backward, nn_backward,
+                     graph.nd.indptr, graph.nd.indices, graph.nn.indptr, graph.nn.indices, self.delegate_depth, new,
+                     candidate, graph.delegate_ids, self.stride, self.offset, self.counts, next_slot, targets, sources)
         if self.backend.is_cuda:
             backend = self.backend
             blocks = min(backend.blocks_for(graph.num_local),

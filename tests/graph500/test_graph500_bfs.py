@@ -69,6 +69,24 @@ def test_direction_optimisation_goes_backward_on_rmat():
     assert len(stats["frontiers"]) == stats["levels"]
 
 
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.cudasim)])
+def test_nn_goes_backward_on_one_process(device):
+    """With factor0 = 0 a kind goes backward as soon as it has forward work, nn included: the pass
+    over the normals then finds normals through their nn rows (one process only)."""
+    from gpugraph.backend.numba_cuda import simulator_enabled
+
+    if device == "cuda" and not simulator_enabled():
+        pytest.skip("needs NUMBA_ENABLE_CUDASIM=1")
+    sources, targets, n = _edges(scale=7)
+    factors = {kind: (0.0, 0.0) for kind in ("dd", "dn", "nd", "nn")}
+    searcher = _searcher(sources, targets, n, threshold=8, options=Options(factors=factors), device=device)
+    root = int(np.flatnonzero(np.bincount(np.concatenate((sources, targets)), minlength=n))[0])
+    stats = searcher.search(root)
+    assert any(step["nn"] == "backward" for step in stats["directions"])
+    outcome = validate(sources, targets, n, root, searcher.parents())
+    np.testing.assert_array_equal(outcome["levels"], _hops(sources, targets, n, root))
+
+
 def test_a_delegate_root_and_an_isolated_root():
     # A star (hub 0 is a delegate at TH 2) plus an isolated vertex 9 and a separate edge 7-8.
     sources = np.array([0, 0, 0, 0, 1, 7])
@@ -281,7 +299,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                         searcher.new, searcher.candidate, *tail)),
         (kernels.push, (graph.dn.indptr, graph.dn.indices, queue, scan, ids, p, offset, searcher.depth,
                         searcher.no_mark, searcher.parent, *tail)),
-        (kernels.normal_pass, (searcher.depth, searcher.parent, level, True, True, True, nd.indptr, nd.indices,
+        (kernels.normal_pass, (searcher.depth, searcher.parent, level, True, True, True, True, nd.indptr, nd.indices,
                                nn.indptr, nn.indices, searcher.delegate_depth, searcher.new, searcher.candidate, ids, p,
                                offset, counts, slot, *pairs)),
         (kernels.apply_pairs, (*pairs, searcher.depth, searcher.parent, *tail)),
@@ -293,7 +311,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
         (kernels.close_delegates, (searcher.new, searcher.delegate_depth, level, searcher.degree["dd"],
                                    searcher.degree["dn"], searcher.delegate_queue, counts, slot, np.int64(0))),
         (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, np.int64(0), np.int64(-1),
-                         np.int64(0), nd.indptr, nn.indptr, counts, np.int64(5))),
+                         np.int64(0), nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5))),
     ]
     for kernel, arguments in launches:
         assert ".target sm_90" in ptx_of(kernel, arguments), kernel
