@@ -123,6 +123,7 @@ def _micro(harness, scale, args):
         searcher.search(root)
     profiler.disable()
     pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
     backend = searcher.backend
 
     def timed(label, function, repeats=20):

@@ -239,6 +239,10 @@ PATH_PRIORITY_MIN_CHUNKS = 1 << 18
 #: 4: on the H100, PageRank on cnr-2000 needs 38 rounds instead of 147 and 3.0 M vertex updates
 #: instead of 9.7 M for 4% more arcs loaded; 16 sweeps gain nothing more (docs/path-engine.md).
 PATH_CHUNK_SWEEPS = 4
+#: Building the layout sorts every vertex's out-arcs (by head out-degree) and every vertex's
+#: sending chunks: rows of at most this many arcs by insertion sort (no allocation, and cheap
+#: for the short rows that are most rows), longer ones by merge sort.
+PATH_INSERTION_SORT_MAX_ARCS = 64
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
 #: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this
@@ -270,8 +274,11 @@ GRAPH500_MAX_DELEGATES_PER_PROCESS = 4
 #: come back ("once the traversal switches to the backward direction, it does not need to change
 #: back").
 #: nn chooses only when one process runs alone (elsewhere its columns are remote); its factor0
-#: is dn's, the other visit into normals found by a pass over the unvisited normals.
-GRAPH500_DIRECTION_FACTORS = {"dd": (0.5, 0.0), "dn": (0.05, 0.0), "nd": (1e-7, 0.0), "nn": (0.05, 0.0)}
+#: is dn's, the other visit into normals found by a pass over the unvisited normals, and it comes
+#: back forward on the small tail levels, where the unvisited normals that keep scanning their nn
+#: rows (other components) cost more than the few frontier rows (H100, scale 24: 122 -> ~50 us a
+#: level).
+GRAPH500_DIRECTION_FACTORS = {"dd": (0.5, 0.0), "dn": (0.05, 0.0), "nd": (1e-7, 0.0), "nn": (0.05, 0.1)}
 #: Blocks per multiprocessor of the pass over the normals (CUDA; blocks step through the normals
 #: together): enough to fill the GPU, few enough that the blocks' counter atomics cost nothing.
 GRAPH500_PASS_BLOCKS_PER_SM = 8

@@ -135,6 +135,31 @@ class Group:
         return self.comm.all_gather(array) if self.comm else [np.asarray(array)]
 
 
+@dataclass
+class _Level:
+    """The numbers a level starts from (the counters' slot of the level; see
+    ``_kernels_cpu``): frontier sizes and their arcs per kind, and the unvisited vertices with
+    arcs of each kind (nd, nn: local normals; dd, dn: delegates)."""
+
+    q_normal: int
+    fv_nd: int
+    fv_nn: int
+    q_delegate: int
+    fv_dd: int
+    fv_dn: int
+    unvisited_dd: int
+    unvisited_dn: int
+    unvisited_nd: int
+    unvisited_nn: int
+
+    @classmethod
+    def read(cls, counts: np.ndarray, level: int) -> "_Level":
+        """The numbers of ``level`` from the counters read back to the host."""
+        slot = (level % 2) * kernel_cells.SLOT
+        return cls(*(int(value) for value in counts[slot:slot + kernel_cells.SLOT]),
+                   int(counts[kernel_cells.UNVISITED_ND]), int(counts[kernel_cells.UNVISITED_NN]))
+
+
 class _Done:
     def wait(self):
         return None
@@ -223,35 +248,24 @@ class Searcher:
             level = 0
             while True:
                 level_began = time.perf_counter()
-                counts = self._timed(stats, "counters", to_numpy, self.counts)
-                slot = (level % 2) * kernel_cells.SLOT
-                q_normal, fv_nd, fv_nn, q_delegate, fv_dd, fv_dn, unvisited_dd, unvisited_dn = (
-                    int(value) for value in counts[slot:slot + kernel_cells.SLOT])
-                unvisited_nd = int(counts[kernel_cells.UNVISITED_ND])
-                unvisited_nn = int(counts[kernel_cells.UNVISITED_NN])
+                numbers = _Level.read(self._timed(stats, "counters", to_numpy, self.counts), level)
                 if self.group.size > 1:
-                    q_normal_total = int(self.group.allreduce([q_normal])[0])
+                    q_normal_total = int(self.group.allreduce([numbers.q_normal])[0])
                 else:
-                    q_normal_total = q_normal
-                if q_normal_total + q_delegate == 0:
+                    q_normal_total = numbers.q_normal
+                if q_normal_total + numbers.q_delegate == 0:
                     break
                 if self.options.direction_optimizing:
-                    self._decide(backward, "dd", fv_dd, q_delegate, unvisited_dd, unvisited_dd)
-                    self._decide(backward, "dn", fv_dn, q_delegate, unvisited_dn, unvisited_nd)
-                    self._decide(backward, "nd", fv_nd, q_normal, unvisited_nd, unvisited_dn)
-                    if self.group.size == 1:
-                        self._decide(backward, "nn", fv_nn, q_normal, unvisited_nn, unvisited_nn)
+                    self._decide_all(backward, numbers)
                 stats["directions"].append({kind: "backward" if backward[kind] else "forward"
                                             for kind in DIRECTED_KINDS})
-                stats["frontiers"].append((q_normal, q_delegate))
+                stats["frontiers"].append((numbers.q_normal, numbers.q_delegate))
                 next_slot = np.int64(((level + 1) % 2) * kernel_cells.SLOT)
-                self._timed(stats, "delegate_visits", self._delegate_visits, level, backward, q_normal,
-                            q_delegate, fv_dd, fv_nd, next_slot)
+                self._timed(stats, "delegate_visits", self._delegate_visits, level, backward, numbers, next_slot)
                 reduction = self.group.start_allreduce(self.new, "max")
                 if self.options.blocking_reduction:
                     self._timed(stats, "delegate_reduction", reduction.wait)
-                pairs = self._timed(stats, "normal_visits", self._normal_visits, level, backward, q_normal,
-                                    q_delegate, fv_nd, fv_dn, fv_nn, next_slot)
+                pairs = self._timed(stats, "normal_visits", self._normal_visits, level, backward, numbers, next_slot)
                 self._timed(stats, "normal_exchange", self._exchange_pairs, pairs, level, next_slot, stats)
                 if not self.options.blocking_reduction:
                     self._timed(stats, "delegate_reduction", reduction.wait)
@@ -298,6 +312,14 @@ class Searcher:
         stats["phases"][phase] += time.perf_counter() - began
         return result
 
+    def _decide_all(self, backward: dict, numbers: "_Level"):
+        """Directions of this level's visits (nn only when this process runs alone)."""
+        self._decide(backward, "dd", numbers.fv_dd, numbers.q_delegate, numbers.unvisited_dd, numbers.unvisited_dd)
+        self._decide(backward, "dn", numbers.fv_dn, numbers.q_delegate, numbers.unvisited_dn, numbers.unvisited_nd)
+        self._decide(backward, "nd", numbers.fv_nd, numbers.q_normal, numbers.unvisited_nd, numbers.unvisited_dn)
+        if self.group.size == 1:
+            self._decide(backward, "nn", numbers.fv_nn, numbers.q_normal, numbers.unvisited_nn, numbers.unvisited_nn)
+
     def _decide(self, backward: dict, kind: str, forward_work: int, frontier: int, unvisited_forward: int,
                 unvisited_backward: int):
         """Pan et al. §IV-B for one kind (module docstring); a kind with no frontier keeps its way."""
@@ -325,38 +347,38 @@ class Searcher:
             run_cpu_kernel(self.kernels.close_delegates, *arguments)
 
     # --- the two streams -------------------------------------------------------------------------
-    def _delegate_visits(self, level, backward, q_normal, q_delegate, fv_dd, fv_nd, next_slot):
+    def _delegate_visits(self, level, backward, numbers: "_Level", next_slot):
         """dd and nd visits, which mark the delegates they find in ``new``. With one process the
-        forward nd visit joins the pass over the normals (:meth:`_normal_visits`)."""
+        forward nd visit joins the pass over the normals (:meth:`_normal_visits`). A kind whose
+        frontier is empty, or with no unvisited vertex to find, is skipped."""
         graph = self.graph
         level = np.int32(level)
-        # A kind whose frontier is empty finds nothing in either direction.
-        if q_delegate and backward["dd"]:
+        if numbers.q_delegate and numbers.unvisited_dd and backward["dd"]:
             self._pull_delegates("dd", level, self.delegate_depth, graph.delegate_ids)
-        elif q_delegate and fv_dd:
-            self._push("dd", q_delegate, fv_dd, graph.delegate_ids, self.delegate_depth, self.new, self.candidate,
-                       level, next_slot)
-        if q_normal and backward["nd"]:
+        elif numbers.q_delegate and numbers.fv_dd and not backward["dd"]:
+            self._push("dd", numbers.q_delegate, numbers.fv_dd, graph.delegate_ids, self.delegate_depth, self.new,
+                       self.candidate, level, next_slot)
+        if numbers.q_normal and numbers.unvisited_dn and backward["nd"]:
             self._pull_delegates("dn", level, self.depth, self.no_ids)
-        elif q_normal and fv_nd and self.group.size > 1:
+        elif numbers.q_normal and numbers.fv_nd and not backward["nd"] and self.group.size > 1:
             self._normal_pass(level, next_slot, nd_forward=True)
 
-    def _normal_visits(self, level, backward, q_normal, q_delegate, fv_nd, fv_dn, fv_nn, next_slot):
+    def _normal_visits(self, level, backward, numbers: "_Level", next_slot):
         """dn and nn visits (and nd forward with one process); returns the nn pairs
         ``(targets, sources)`` to send (``None`` when there are none, or one process, where the nn
         visit claims its targets directly)."""
         xp = self.xp
         level = np.int32(level)
-        if q_delegate and not backward["dn"] and fv_dn:
-            self._push("dn", q_delegate, fv_dn, self.graph.delegate_ids, self.depth, self.no_mark, self.parent, level,
-                       next_slot)
-        nd_forward = self.group.size == 1 and bool(q_normal and fv_nd) and not backward["nd"]
-        nn_forward = bool(q_normal and fv_nn) and not backward["nn"]
-        dn_backward = bool(q_delegate) and backward["dn"]
-        nn_backward = bool(q_normal) and backward["nn"]
+        if numbers.q_delegate and numbers.fv_dn and not backward["dn"]:
+            self._push("dn", numbers.q_delegate, numbers.fv_dn, self.graph.delegate_ids, self.depth, self.no_mark,
+                       self.parent, level, next_slot)
+        nd_forward = self.group.size == 1 and bool(numbers.q_normal and numbers.fv_nd) and not backward["nd"]
+        nn_forward = bool(numbers.q_normal and numbers.fv_nn) and not backward["nn"]
+        dn_backward = bool(numbers.q_delegate and numbers.unvisited_nd) and backward["dn"]
+        nn_backward = bool(numbers.q_normal and numbers.unvisited_nn) and backward["nn"]
         pairs = None
         if nn_forward and self.group.size > 1:
-            pairs = (xp.empty(fv_nn, dtype=np.int64), xp.empty(fv_nn, dtype=np.int64))
+            pairs = (xp.empty(numbers.fv_nn, dtype=np.int64), xp.empty(numbers.fv_nn, dtype=np.int64))
         if nd_forward or nn_forward or dn_backward or nn_backward:
             self._normal_pass(level, next_slot, nd_forward, nn_forward, dn_backward, nn_backward, pairs)
         return pairs
