@@ -284,7 +284,12 @@ class Searcher:
     def _reset(self, root: int):
         """Every vertex unvisited, the root at depth 0 and the counters of level 0."""
         graph = self.graph
-        self.depth.fill(-1)  # a parent counts only where the depth is set (parents())
+        # A parent counts only where the depth is set (parents()), so only the depths are reset;
+        # on a GPU by a byte memset (-1 is all ones), several times faster than CuPy's fill.
+        if self.backend.is_cuda and not self.backend.simulated:
+            self.depth.data.memset_async(0xFF, self.depth.nbytes)
+        else:
+            self.depth.fill(-1)
         self.delegate_depth.fill(-1)
         self.candidate.fill(-1)
         root_local = root_delegate = -1
