@@ -9,7 +9,8 @@ One device call runs, in order (each step prints its lines and the JSON grows as
 4. ``options``: DO off, and with several processes the base case, non-blocking reduction and
    uniquify, with several GPUs per host local all-to-all (alone and with uniquify), 16 roots,
    with the per-phase timers (Figure 8's breakdown);
-5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each;
+5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each
+   (``factors``: the direction factors of one kind at a time around the defaults, 16 roots each);
 6. ``micro``: where one search's host time goes (cProfile), single primitives timed alone, and
    the device time of every kernel over five searches (torch.profiler / CUPTI).
 
@@ -92,6 +93,15 @@ def main() -> int:
             record = run("options", scale, 16, validate=False, options=options)
             record["label"] = label
             save()
+    if "factors" in steps:
+        for kind, values in (("dn", (0.01, 0.2, 1.0)), ("dd", (0.1, 2.0)), ("nn", (0.01, 0.5))):
+            for value in values:
+                factors = dict(Options().factors)
+                factors[kind] = (value, factors[kind][1])
+                print(f"[factors] {kind} factor0 {value}", flush=True)
+                record = run("factors", scale, 16, validate=False, options=Options(factors=factors))
+                record["label"] = f"{kind} factor0 {value}"
+                save()
     if "sweep" in steps:
         for threshold in (int(value) for value in args.sweep.split(",")):
             run("sweep", scale, 16, validate=False, threshold=threshold)
