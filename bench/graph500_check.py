@@ -94,14 +94,16 @@ def main() -> int:
             record["label"] = label
             save()
     if "factors" in steps:
-        for kind, values in (("dn", (0.01, 0.2, 1.0)), ("dd", (0.1, 2.0)), ("nn", (0.01, 0.5))):
-            for value in values:
-                factors = dict(Options().factors)
-                factors[kind] = (value, factors[kind][1])
-                print(f"[factors] {kind} factor0 {value}", flush=True)
-                record = run("factors", scale, 16, validate=False, options=Options(factors=factors))
-                record["label"] = f"{kind} factor0 {value}"
-                save()
+        run("warm-up", scale, 2, validate=False)  # compiles the kernels outside the measured runs
+        default = Options().factors
+        variants = [{}, {"dd": 0.1}, {"dd": 0.05}, {"dd": 0.02}, {"dd": 0.1, "dn": 0.2}, {"dd": 0.1, "nn": 0.01}, {}]
+        for changes in variants:
+            factors = {kind: (changes.get(kind, values[0]), values[1]) for kind, values in default.items()}
+            label = ", ".join(f"{kind} factor0 {value}" for kind, value in changes.items()) or "defaults"
+            print(f"[factors] {label}", flush=True)
+            record = run("factors", scale, 16, validate=False, options=Options(factors=factors))
+            record["label"] = label
+            save()
     if "sweep" in steps:
         for threshold in (int(value) for value in args.sweep.split(",")):
             run("sweep", scale, 16, validate=False, threshold=threshold)
