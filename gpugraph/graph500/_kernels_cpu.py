@@ -26,10 +26,16 @@ from gpugraph.backend._atomics_cpu import atomic_add_i64, atomic_cas_i32
 # L is being read.
 #: Normal frontier size, its nd arcs, its nn arcs (added by the claims of the level before).
 Q_NORMAL, FV_ND, FV_NN = 0, 1, 2
-#: Delegate frontier size (``delegate_queue[:size]``), its dd and dn arcs, the unvisited delegates
-#: with dd arcs and with dn arcs (set by :func:`close_delegates`).
-Q_DELEGATE, FV_DD, FV_DN, UNVISITED_DD, UNVISITED_DN = 3, 4, 5, 6, 7
+#: The delegate frontier as two queues, one for its dd rows and one for its dn rows, each cell
+#: packing the queue's length (above bit ARC_BITS) and its rows' arcs (below): a delegate takes
+#: its place and the start of its arcs with one atomic add, so each queue comes with the prefix
+#: sum of its rows' degrees (``dd_starts``, ``dn_starts``) that the edge-balanced forward visits
+#: search. Then the unvisited delegates with dd arcs and with dn arcs. Set by
+#: :func:`close_delegates`.
+DD_QUEUE, DN_QUEUE, UNVISITED_DD, UNVISITED_DN = 3, 4, 5, 6
 SLOT = 8
+ARC_BITS = 40
+ARC_MASK = (1 << ARC_BITS) - 1
 #: Unvisited local normals that have nd arcs, and nn arcs (running counts: claims subtract).
 UNVISITED_ND, UNVISITED_NN = 2 * SLOT, 2 * SLOT + 1
 #: nn pairs reserved so far in the level (several processes); then, on the GPU, the long rows
@@ -46,15 +52,16 @@ def _global_id(x, ids, stride, offset):
 
 
 @njit(parallel=True, cache=True)
-def push(indptr, indices, queue, ids, stride, offset, seen, mark, owner, level, nd_indptr, nn_indptr, counts,
-         slot):
-    """Forward visit of the rows in ``queue``. Into local normals (dn, ``mark`` empty): an
+def push(indptr, indices, queue, starts, rows, arcs, ids, stride, offset, seen, mark, owner, level, nd_indptr,
+         nn_indptr, counts, slot):
+    """Forward visit of the rows ``queue[:rows]`` (``starts`` and ``arcs``, the starts of their
+    arcs and their total, serve the CUDA twin's edge balancing). Into local normals (dn, ``mark`` empty): an
     unvisited column is claimed for depth ``level + 1`` in ``seen`` with the row as parent in
     ``owner`` and counted in ``counts[slot:]``. Into delegates (dd; ``seen`` the delegate depths):
     an unvisited column not yet marked is marked new in ``mark``, with the row as candidate parent
     in ``owner`` (its depth waits for the reduction)."""
     claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
-    for item in prange(queue.size):
+    for item in prange(rows):
         row = queue[item]
         source = _global_id(row, ids, stride, offset)
         for position in range(indptr[row], indptr[row + 1]):
@@ -190,27 +197,29 @@ def pull_delegates(indptr, indices, new, candidate, level, delegate_depth, colum
 
 
 @njit(parallel=True, cache=True)
-def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, delegate_queue, counts, slot, spent_slot):
+def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, dd_starts, dn_queue, dn_starts, counts,
+                    slot, spent_slot):
     """End of a level: delegates set in the combined mask ``new`` join depth ``level + 1`` and the
-    queue of the next level's frontier, the mask is cleared, and the slot ``counts[slot:]`` gets
-    the delegate numbers of the next level; the slot ``counts[spent_slot:]`` (read at this level's
-    start) is zeroed for the claims of the next level."""
+    two queues of the next level's frontier (with the starts of their arcs), the mask is cleared,
+    and the slot ``counts[slot:]`` gets the delegate numbers of the next level; the slot
+    ``counts[spent_slot:]`` (read at this level's start) is zeroed for the claims of the next
+    level."""
     for cell in range(SLOT):
         counts[spent_slot + cell] = 0
-    frontier = dd_arcs = dn_arcs = unvisited_dd = unvisited_dn = 0
+    unvisited_dd = unvisited_dn = 0
     for x in prange(new.size):
         if new[x] != 0:
             new[x] = 0
             delegate_depth[x] = level + 1
-            delegate_queue[atomic_add_i64(counts, slot + Q_DELEGATE, 1)] = x
-            frontier += 1
-            dd_arcs += dd_degree[x]
-            dn_arcs += dn_degree[x]
+            first = atomic_add_i64(counts, slot + DD_QUEUE, (np.int64(1) << ARC_BITS) | dd_degree[x])
+            dd_queue[first >> ARC_BITS] = x
+            dd_starts[first >> ARC_BITS] = first & ARC_MASK
+            first = atomic_add_i64(counts, slot + DN_QUEUE, (np.int64(1) << ARC_BITS) | dn_degree[x])
+            dn_queue[first >> ARC_BITS] = x
+            dn_starts[first >> ARC_BITS] = first & ARC_MASK
         elif delegate_depth[x] < 0:
             unvisited_dd += np.int64(dd_degree[x] > 0)
             unvisited_dn += np.int64(dn_degree[x] > 0)
-    counts[slot + FV_DD] += dd_arcs
-    counts[slot + FV_DN] += dn_arcs
     counts[slot + UNVISITED_DD] += unvisited_dd
     counts[slot + UNVISITED_DN] += unvisited_dn
     counts[PAIRS:] = 0

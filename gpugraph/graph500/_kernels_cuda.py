@@ -22,13 +22,14 @@ import numpy as np
 from gpugraph.backend.cuda_device import last_at_most, thread_index
 from gpugraph.backend.numba_cuda import load_numba_cuda
 from gpugraph.graph500._kernels_cpu import (
-    FV_DD,
-    FV_DN,
+    ARC_BITS,
+    ARC_MASK,
+    DD_QUEUE,
+    DN_QUEUE,
     FV_ND,
     FV_NN,
     LONG_DN,
     PAIRS,
-    Q_DELEGATE,
     Q_NORMAL,
     SLOT,
     UNVISITED_DD,
@@ -136,19 +137,19 @@ def _probe(indices, position, end, column_depth, level):
 
 
 @cuda.jit(cache=True)
-def push(indptr, indices, queue, scan, ids, stride, offset, seen, mark, owner, level, nd_indptr, nn_indptr, counts,
-         slot):
-    """Forward visit of delegate rows (dd into delegates, dn into normals), edge-balanced."""
+def push(indptr, indices, queue, starts, rows, arcs, ids, stride, offset, seen, mark, owner, level, nd_indptr,
+         nn_indptr, counts, slot):
+    """Forward visit of the delegate rows ``queue[:rows]`` (dd into delegates, dn into normals),
+    edge-balanced over their ``arcs`` arcs (``starts``: where each row's arcs begin)."""
     block = cuda.shared.array(TALLIES, np.int64)
     tally = cuda.local.array(TALLIES, np.int64)
     for cell in range(TALLIES):
         tally[cell] = 0
-    total = scan[scan.size - 1]
     step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
-    for arc in range(thread_index(), total, step):
-        item = last_at_most(scan, queue.size, arc)
+    for arc in range(thread_index(), arcs, step):
+        item = last_at_most(starts, rows, arc)
         row = queue[item]
-        target = indices[indptr[row] + arc - scan[item]]
+        target = indices[indptr[row] + arc - starts[item]]
         source = _global_id(row, ids, stride, offset)
         if mark.size == 0:
             _claim_normal(target, source, seen, owner, level, nd_indptr, nn_indptr, tally)
@@ -328,46 +329,55 @@ def pull_long_rows(indptr, indices, new, candidate, level, column_depth, column_
 
 
 @cuda.jit(cache=True)
-def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, delegate_queue, counts, slot, spent_slot):
-    """End of a level (``_kernels_cpu.close_delegates``), a thread per delegate."""
-    block = cuda.shared.array(4, np.int64)
+def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, dd_starts, dn_queue, dn_starts, counts,
+                    slot, spent_slot):
+    """End of a level (``_kernels_cpu.close_delegates``), a thread per delegate; a block reserves
+    its run of each queue, and of the arcs behind it, with one atomic add of a packed cell."""
+    block = cuda.shared.array(2, np.int64)
     places = cuda.shared.array(2, np.int64)
     if cuda.blockIdx.x == 0 and cuda.threadIdx.x < SLOT:
         counts[spent_slot + cuda.threadIdx.x] = 0
     if cuda.blockIdx.x == 0 and PAIRS <= cuda.threadIdx.x <= LONG_DN:
         counts[cuda.threadIdx.x] = 0
-    if cuda.threadIdx.x < 4:
+    if cuda.threadIdx.x < 2:
         block[cuda.threadIdx.x] = 0
     cuda.syncthreads()
-    dd_arcs = dn_arcs = unvisited_dd = unvisited_dn = np.int64(0)
+    unvisited_dd = unvisited_dn = np.int64(0)
+    one = np.int64(1) << ARC_BITS
     size = new.size
     step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
     for base in range(np.int64(cuda.blockIdx.x) * cuda.blockDim.x, size, step):
         x = base + cuda.threadIdx.x
-        joined = 0
+        dd_packed = dn_packed = np.int64(0)
         if x < size:
             if new[x] != 0:
                 new[x] = 0
                 delegate_depth[x] = level + 1
-                joined = 1
-                dd_arcs += dd_degree[x]
-                dn_arcs += dn_degree[x]
+                dd_packed = one | dd_degree[x]
+                dn_packed = one | dn_degree[x]
             elif delegate_depth[x] < 0:
                 if dd_degree[x] > 0:
                     unvisited_dd += 1
                 if dn_degree[x] > 0:
                     unvisited_dn += 1
-        place = _reserve(places, counts, slot + Q_DELEGATE, joined)
-        if joined:
-            delegate_queue[place] = x
-    for cell, value in ((0, dd_arcs), (1, dn_arcs), (2, unvisited_dd), (3, unvisited_dn)):
-        if value:
-            cuda.atomic.add(block, cell, value)
+        first = _reserve(places, counts, slot + DD_QUEUE, dd_packed)
+        if dd_packed:
+            dd_queue[first >> ARC_BITS] = x
+            dd_starts[first >> ARC_BITS] = first & ARC_MASK
+        first = _reserve(places, counts, slot + DN_QUEUE, dn_packed)
+        if dn_packed:
+            dn_queue[first >> ARC_BITS] = x
+            dn_starts[first >> ARC_BITS] = first & ARC_MASK
+    if unvisited_dd:
+        cuda.atomic.add(block, 0, unvisited_dd)
+    if unvisited_dn:
+        cuda.atomic.add(block, 1, unvisited_dn)
     cuda.syncthreads()
     if cuda.threadIdx.x == 0:
-        for cell, target in ((0, FV_DD), (1, FV_DN), (2, UNVISITED_DD), (3, UNVISITED_DN)):
-            if block[cell]:
-                cuda.atomic.add(counts, slot + target, block[cell])
+        if block[0]:
+            cuda.atomic.add(counts, slot + UNVISITED_DD, block[0])
+        if block[1]:
+            cuda.atomic.add(counts, slot + UNVISITED_DN, block[1])
 
 
 @cuda.jit(cache=True)

@@ -155,9 +155,14 @@ class _Level:
     @classmethod
     def read(cls, counts: np.ndarray, level: int) -> "_Level":
         """The numbers of ``level`` from the counters read back to the host."""
-        slot = (level % 2) * kernel_cells.SLOT
-        return cls(*(int(value) for value in counts[slot:slot + kernel_cells.SLOT]),
-                   int(counts[kernel_cells.UNVISITED_ND]), int(counts[kernel_cells.UNVISITED_NN]))
+        cells = kernel_cells
+        numbers = [int(value) for value in counts[(level % 2) * cells.SLOT:][:cells.SLOT]]
+        dd_queue, dn_queue = numbers[cells.DD_QUEUE], numbers[cells.DN_QUEUE]
+        return cls(q_normal=numbers[cells.Q_NORMAL], fv_nd=numbers[cells.FV_ND], fv_nn=numbers[cells.FV_NN],
+                   q_delegate=dd_queue >> cells.ARC_BITS, fv_dd=dd_queue & cells.ARC_MASK,
+                   fv_dn=dn_queue & cells.ARC_MASK, unvisited_dd=numbers[cells.UNVISITED_DD],
+                   unvisited_dn=numbers[cells.UNVISITED_DN], unvisited_nd=int(counts[cells.UNVISITED_ND]),
+                   unvisited_nn=int(counts[cells.UNVISITED_NN]))
 
 
 class _Done:
@@ -199,7 +204,9 @@ class Searcher:
             self.unvisited_nd = int(xp.count_nonzero(subgraphs.nd.degree()))
             self.unvisited_nn = int(xp.count_nonzero(subgraphs.nn.degree()))
             self.counts = xp.zeros(kernel_cells.COUNTER_CELLS, dtype=np.int64)
-            self.delegate_queue = xp.empty(d, dtype=np.int32)
+            # The delegate frontier, queued once for its dd rows and once for its dn rows, each
+            # queue with the starts of its rows' arcs (close_delegates).
+            self.queues = {kind: (xp.empty(d, dtype=np.int32), xp.empty(d, dtype=np.int64)) for kind in ("dd", "dn")}
             self.long_rows = xp.empty(d if backend.is_cuda else 0, dtype=np.int32)  # pull_delegates (CUDA)
             self.no_ids = xp.empty(0, dtype=np.int64)
             self.no_mark = xp.empty(0, dtype=np.uint8)  # push's "targets are normals" marker
@@ -214,6 +221,11 @@ class Searcher:
             from gpugraph.graph500 import _kernels_cpu as kernels
         self.kernels = kernels
         self._bound = {}  # (kernel name, key) -> BoundLaunch (CUDA)
+        self._pinned_counts = None
+        if backend.is_cuda and not backend.simulated:
+            import cupyx
+
+            self._pinned_counts = cupyx.empty_pinned(self.counts.shape, dtype=self.counts.dtype)
 
     # --- one search ------------------------------------------------------------------------------
     def search(self, root: int) -> dict:
@@ -248,7 +260,7 @@ class Searcher:
             level = 0
             while True:
                 level_began = time.perf_counter()
-                numbers = _Level.read(self._timed(stats, "counters", to_numpy, self.counts), level)
+                numbers = _Level.read(self._timed(stats, "counters", self._read_counts), level)
                 if self.group.size > 1:
                     q_normal_total = int(self.group.allreduce([numbers.q_normal])[0])
                 else:
@@ -317,6 +329,12 @@ class Searcher:
         stats["phases"][phase] += time.perf_counter() - began
         return result
 
+    def _read_counts(self) -> np.ndarray:
+        """The counters on the host (on a GPU into pinned memory: a faster copy than pageable)."""
+        if self._pinned_counts is None:
+            return to_numpy(self.counts)
+        return self.counts.get(out=self._pinned_counts)
+
     def _decide_all(self, backward: dict, numbers: "_Level"):
         """Directions of this level's visits (nn only when this process runs alone)."""
         self._decide(backward, "dd", numbers.fv_dd, numbers.q_delegate, numbers.unvisited_dd, numbers.unvisited_dd)
@@ -342,7 +360,8 @@ class Searcher:
         and the slot read at this level's start is zeroed (``_kernels_cpu.close_delegates``)."""
         slot = ((level + 1) % 2) * kernel_cells.SLOT
         arguments = (self.new, self.delegate_depth, np.int32(level), self.degree["dd"], self.degree["dn"],
-                     self.delegate_queue, self.counts, np.int64(slot), np.int64(kernel_cells.SLOT - slot))
+                     *self.queues["dd"], *self.queues["dn"], self.counts, np.int64(slot),
+                     np.int64(kernel_cells.SLOT - slot))
         if self.backend.is_cuda:
             backend = self.backend
             blocks = min(backend.blocks_for(int(self.new.size)),
@@ -437,23 +456,19 @@ class Searcher:
 
     # --- kernel launches -------------------------------------------------------------------------
     def _push(self, kind: str, rows: int, arcs: int, ids, seen, mark, owner, level, next_slot):
-        """A forward visit of the first ``rows`` delegates of the queue along their ``kind`` arcs
+        """A forward visit of the ``rows`` delegates of the frontier along their ``kind`` arcs
         (``arcs`` of them in all; the other arguments as ``_kernels_cpu.push`` takes them): on the
-        GPU edge-balanced (delegate rows are long and skewed)."""
+        GPU edge-balanced (delegate rows are long and skewed) over the queue of that kind."""
         graph = self.graph
         csr = getattr(graph, kind)
-        queue = self.delegate_queue[:rows]
-        arguments = (csr.indptr, csr.indices, queue)
-        tail = (ids, self.stride, self.offset, seen, mark, owner, level, graph.nd.indptr, graph.nn.indptr, self.counts,
-                next_slot)
+        arguments = (csr.indptr, csr.indices, *self.queues[kind], np.int64(rows), np.int64(arcs), ids, self.stride,
+                     self.offset, seen, mark, owner, level, graph.nd.indptr, graph.nn.indptr, self.counts, next_slot)
         if self.backend.is_cuda:
-            scan = self.xp.zeros(rows + 1, dtype=np.int64)
-            self.xp.cumsum(self.degree[kind][queue], out=scan[1:])
             backend = self.backend
             blocks = min(backend.blocks_for(arcs), max(1, backend.multiprocessors()) * 32)
-            self._gpu("push", blocks, backend.threads_per_block(), *arguments, scan, *tail, key=kind)
+            self._gpu("push", blocks, backend.threads_per_block(), *arguments, key=kind)
         else:
-            self._cpu(self.kernels.push, *arguments, *tail)
+            self._cpu(self.kernels.push, *arguments)
 
     def _normal_pass(self, level, next_slot, nd_forward=False, nn_forward=False, dn_backward=False, nn_backward=False,
                      pairs=None):

@@ -295,10 +295,10 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
     tail = (level, nd.indptr, nn.indptr, counts, slot)
     pairs = (np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64))
     launches = [
-        (kernels.push, (graph.dd.indptr, graph.dd.indices, queue, scan, ids, p, offset, searcher.delegate_depth,
-                        searcher.new, searcher.candidate, *tail)),
-        (kernels.push, (graph.dn.indptr, graph.dn.indices, queue, scan, ids, p, offset, searcher.depth,
-                        searcher.no_mark, searcher.parent, *tail)),
+        (kernels.push, (graph.dd.indptr, graph.dd.indices, queue, scan, np.int64(4), np.int64(4), ids, p, offset,
+                        searcher.delegate_depth, searcher.new, searcher.candidate, *tail)),
+        (kernels.push, (graph.dn.indptr, graph.dn.indices, queue, scan, np.int64(4), np.int64(4), ids, p, offset,
+                        searcher.depth, searcher.no_mark, searcher.parent, *tail)),
         (kernels.normal_pass, (searcher.depth, searcher.parent, level, True, True, True, True, nd.indptr, nd.indices,
                                nn.indptr, nn.indices, searcher.delegate_depth, searcher.new, searcher.candidate, ids, p,
                                offset, counts, slot, *pairs)),
@@ -309,7 +309,8 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
         (kernels.pull_long_rows, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
                                   searcher.delegate_depth, ids, p, offset, queue, counts, slot)),
         (kernels.close_delegates, (searcher.new, searcher.delegate_depth, level, searcher.degree["dd"],
-                                   searcher.degree["dn"], searcher.delegate_queue, counts, slot, np.int64(0))),
+                                   searcher.degree["dn"], *searcher.queues["dd"], *searcher.queues["dn"], counts, slot,
+                                   np.int64(0))),
         (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, np.int64(0), np.int64(-1),
                          np.int64(0), nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5))),
     ]
