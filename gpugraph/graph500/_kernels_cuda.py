@@ -48,6 +48,8 @@ TALLIES = 5
 PROBE = 4
 #: Normals a thread of :func:`normal_pass` takes per tile, their depths loaded together.
 VERTICES_PER_THREAD = 4
+#: Shared cells of :func:`_reserve`: one per thread of the largest block, and one.
+RESERVE_CELLS = 1025
 
 
 @cuda.jit(device=True, inline=True)
@@ -99,16 +101,25 @@ def _add_tallies(tally, block, counts, slot):
 def _reserve(places, counts, cell, count):
     """Reserve ``count`` places for this thread in an output whose length so far is
     ``counts[cell]``; returns the first. Every thread of the block calls it (with 0 if it needs
-    none): the block reserves its run with one global atomic."""
-    if cuda.threadIdx.x == 0:
-        places[0] = 0
+    none); ``places`` is a shared array of at least ``blockDim + 1`` cells. The threads' counts
+    are summed by a prefix sum in shared memory (when most threads reserve, atomics on one
+    shared cell would serialise them) and the block reserves its run with one global atomic."""
+    me = cuda.threadIdx.x
+    last = cuda.blockDim.x - 1
+    places[me] = count
     cuda.syncthreads()
-    mine = cuda.atomic.add(places, 0, count) if count else 0
+    offset = 1
+    while offset <= last:
+        before = places[me - offset] if me >= offset else 0
+        cuda.syncthreads()
+        places[me] += before
+        cuda.syncthreads()
+        offset *= 2
+    if me == last:
+        total = places[last]
+        places[last + 1] = cuda.atomic.add(counts, cell, total) if total else 0
     cuda.syncthreads()
-    if cuda.threadIdx.x == 0 and places[0]:
-        places[1] = cuda.atomic.add(counts, cell, places[0])
-    cuda.syncthreads()
-    first = places[1] + mine
+    first = places[last + 1] + places[me] - count
     cuda.syncthreads()
     return first
 
@@ -218,7 +229,7 @@ def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nn_ba
     per thread left a pass over idle levels at a third of the memory bandwidth); every thread
     of a block takes the same steps, so the nn pairs can be placed a tile at a time."""
     block = cuda.shared.array(TALLIES, np.int64)
-    places = cuda.shared.array(2, np.int64)
+    places = cuda.shared.array(RESERVE_CELLS, np.int64)
     tally = cuda.local.array(TALLIES, np.int64)
     for cell in range(TALLIES):
         tally[cell] = 0
@@ -277,7 +288,7 @@ def pull_delegates(indptr, indices, new, candidate, level, delegate_depth, colum
     probes the first :data:`PROBE` columns of its row (rows are hub-first, so most unvisited
     delegates stop here); rows with more columns and no hit yet are queued in ``long_rows``
     (``counts[cell]`` of them, zero at the start) for :func:`pull_long_rows`."""
-    places = cuda.shared.array(2, np.int64)
+    places = cuda.shared.array(RESERVE_CELLS, np.int64)
     size = delegate_depth.size
     step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
     for base in range(np.int64(cuda.blockIdx.x) * cuda.blockDim.x, size, step):
@@ -334,7 +345,7 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, 
     """End of a level (``_kernels_cpu.close_delegates``), a thread per delegate; a block reserves
     its run of each queue, and of the arcs behind it, with one atomic add of a packed cell."""
     block = cuda.shared.array(2, np.int64)
-    places = cuda.shared.array(2, np.int64)
+    places = cuda.shared.array(RESERVE_CELLS, np.int64)
     if cuda.blockIdx.x == 0 and cuda.threadIdx.x < SLOT:
         counts[spent_slot + cuda.threadIdx.x] = 0
     if cuda.blockIdx.x == 0 and PAIRS <= cuda.threadIdx.x <= LONG_DN:
