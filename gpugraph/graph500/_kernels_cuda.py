@@ -104,6 +104,8 @@ def _reserve(places, counts, cell, count):
     none); ``places`` is a shared array of at least ``blockDim + 1`` cells. The threads' counts
     are summed by a prefix sum in shared memory (when most threads reserve, atomics on one
     shared cell would serialise them) and the block reserves its run with one global atomic."""
+    if not cuda.syncthreads_or(np.int32(count != 0)):
+        return 0  # nobody in the block reserves: the count is 0 everywhere
     me = cuda.threadIdx.x
     last = cuda.blockDim.x - 1
     places[me] = count
