@@ -83,7 +83,7 @@ def test_layers_follow_dependencies_and_sccs_match_scipy():
     graph = random_graph(n=40, m=90, seed=5)
     indptr, indices = csr(graph)
     paths = partition_paths(indptr, indices, 4)
-    dependencies = path_dependencies(paths, graph.num_vertices)
+    dependencies = path_dependencies(paths, indptr, indices)
     # the explicit path dependency graph: p -> q when p enters a vertex q leaves
     entered, left = {}, {}
     for p in range(paths.num_paths):

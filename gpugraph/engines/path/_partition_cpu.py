@@ -1,236 +1,495 @@
-"""Numba kernels of the path engine's preprocessing (see :mod:`gpugraph.engines.path.partition`)."""
+"""Numba kernels of the path engine's preprocessing (see :mod:`gpugraph.engines.path.partition`,
+:mod:`~gpugraph.engines.path.dependency` and :mod:`~gpugraph.engines.path.layout`).
+
+The traversal, the linking of paths and the strongly connected components are sequential; the
+passes around them (sorting each row's arcs, writing paths out, chunks and the vertex -> chunk
+index) run in parallel over rows, paths or chunks. The ``prange`` loops write their arrays in
+their own bodies: a cached ``prange`` kernel can lose the array writes of a function it calls
+(docs/architecture.md, "Generated CPU kernels do not use prange").
+
+Arrays of one entry per arc or per path are allocated by the callers with NumPy and filled
+here: NumPy asks Linux for transparent huge pages for large arrays, Numba's allocator does not,
+and touching fresh 4 KiB pages cost more than the work itself (docs/path-engine.md).
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
+
+#: Bits of the per-vertex ``state`` byte of :func:`depth_bounded_paths`: reached; in-arcs seen,
+#: two bits (``IN_ARCS``) counting in steps of ``IN_ARC`` up to ``MANY_IN_ARCS`` (more than
+#: one); an inner vertex of some path.
+VISITED = np.int8(1)
+IN_ARC = np.int8(2)
+MANY_IN_ARCS = np.int8(4)
+IN_ARCS = np.int8(6)
+INNER = np.int8(8)
+
+
+@njit(parallel=True, cache=True)
+def visiting_order(indptr, indices, insertion_max, order):
+    """Each row's arcs in Algorithm 1's visiting order: highest out-degree head first, ties in
+    CSR order (a stable sort of every row, rows in parallel).
+
+    Parameters
+    ----------
+    indptr, indices:
+        The graph's CSR arrays.
+    insertion_max:
+        Rows of at most this many arcs are sorted by insertion, longer ones by merge sort.
+    order:
+        Filled: per CSR slot ``i`` of vertex ``u``'s row, the arc id (CSR position) of ``u``'s
+        ``i``-th arc in visiting order.
+    """
+    for u in prange(indptr.size - 1):
+        start = indptr[u]
+        end = indptr[u + 1]
+        if end - start <= insertion_max:
+            for i in range(start, end):
+                v = indices[i]
+                degree = indptr[v + 1] - indptr[v]
+                j = i
+                while j > start:
+                    w = indices[order[j - 1]]
+                    if indptr[w + 1] - indptr[w] >= degree:
+                        break
+                    order[j] = order[j - 1]
+                    j -= 1
+                order[j] = i
+        else:
+            keys = np.empty(end - start, dtype=np.int64)
+            for i in range(end - start):
+                v = indices[start + i]
+                keys[i] = indptr[v] - indptr[v + 1]
+            permutation = np.argsort(keys, kind="mergesort")
+            for i in range(end - start):
+                order[start + i] = start + permutation[i]
 
 
 @njit(cache=True)
-def depth_bounded_paths(indptr, order_arcs, successors, roots, max_depth):
+def roots_by_degree(indptr):
+    """The vertices with out-arcs by descending out-degree, ties by id (a counting sort)."""
+    n = indptr.size - 1
+    max_degree = 0
+    for u in range(n):
+        max_degree = max(max_degree, indptr[u + 1] - indptr[u])
+    starts = np.zeros(max_degree + 1, dtype=np.int64)  # bucket max_degree - d holds degree d
+    for u in range(n):
+        degree = indptr[u + 1] - indptr[u]
+        if degree > 0:
+            starts[max_degree - degree + 1] += 1
+    for b in range(max_degree):
+        starts[b + 1] += starts[b]
+    roots = np.empty(starts[max_degree], dtype=np.int64)
+    for u in range(n):
+        degree = indptr[u + 1] - indptr[u]
+        if degree > 0:
+            roots[starts[max_degree - degree]] = u
+            starts[max_degree - degree] += 1
+    return roots
+
+
+@njit(cache=True)
+def depth_bounded_paths(indptr, indices, order, roots, max_depth, vertices, arcs, path_offsets, next_from,
+                        first_from, state):
     """Algorithm 1 of DiGraph with an explicit stack: cut the arcs into edge-disjoint paths.
 
     Parameters
     ----------
-    indptr:
-        CSR offsets (int64, ``n + 1``).
-    order_arcs, successors:
-        Per CSR slot ``i`` of vertex ``u``'s row, the arc id (CSR position) and head of ``u``'s
-        ``i``-th arc in visiting order (highest-degree head first).
+    indptr, indices:
+        The graph's CSR arrays.
+    order:
+        From :func:`visiting_order`.
     roots:
-        Vertices in the order traversals start from them (descending out-degree).
+        Vertices in the order traversals start from them (:func:`roots_by_degree`).
     max_depth:
         D_MAX: a vertex reached at this depth is not expanded by the traversal that reached it.
+    vertices, arcs:
+        ``2 m`` entries, filled: each path's vertices in order, paths one after another, and
+        ``arcs[j]`` the arc from ``vertices[j]`` to ``vertices[j + 1]`` (-1 at a path's last
+        vertex).
+    path_offsets:
+        ``m + 1`` entries, filled: where each path starts, and after the last its end.
+    next_from, first_from:
+        ``m`` and ``n`` entries (``first_from`` all -1), filled: the paths starting at each
+        vertex as linked lists in path order (``first_from[v]``, then ``next_from[p]``; -1
+        ends them). A vertex's out-arcs are all taken in its one expansion, so its paths are
+        linked from that stack frame.
+    state:
+        One byte per vertex (zeros), filled: :data:`VISITED`, the in-degree capped at two
+        (:data:`IN_ARCS`) and :data:`INNER` if it is an inner vertex of a path, for
+        :func:`merge_head_to_tail` (one byte, so the traversal's one random access per arc
+        stays in cache).
 
     Returns
     -------
-    (vertices, arcs, path_offsets)
-        ``vertices`` holds each path's vertices in order, paths one after another;
-        ``arcs[j]`` the arc from ``vertices[j]`` to ``vertices[j + 1]`` (-1 at a path's last
-        vertex); ``path_offsets`` where each path starts (``P + 1`` entries).
+    (positions, paths)
+        Entries of ``vertices`` and paths written.
     """
-    n = indptr.size - 1
-    m = indptr[n]
     cursor = indptr[:-1].copy()  # next unvisited arc slot of each vertex
-    visited = np.zeros(n, dtype=np.bool_)
-    vertices = np.empty(2 * m, dtype=np.int64)
-    arcs = np.empty(2 * m, dtype=np.int64)
-    path_offsets = np.empty(m + 1, dtype=np.int64)
-    stack_vertex = np.empty(max_depth + 1, dtype=np.int64)
-    stack_depth = np.empty(max_depth + 1, dtype=np.int64)
+    frames = min(max_depth, indptr.size - 1) + 1  # a stack holds distinct vertices
+    stack_vertex = np.empty(frames, dtype=np.int64)
+    stack_depth = np.empty(frames, dtype=np.int64)
+    stack_last = np.empty(frames, dtype=np.int64)  # the last path started at the frame's vertex
     length = 0
     paths = 0
     for root in roots:
         if cursor[root] == indptr[root + 1]:
             continue
-        visited[root] = True
+        state[root] |= VISITED
         top = 0
         stack_vertex[0] = root
         stack_depth[0] = 0
+        stack_last[0] = -1
         open_path = False
         while top >= 0:
             u = stack_vertex[top]
             if stack_depth[top] < max_depth and cursor[u] < indptr[u + 1]:
-                slot = cursor[u]
+                arc = order[cursor[u]]
                 cursor[u] += 1
-                v = successors[slot]
+                v = indices[arc]
                 if not open_path:  # the arc starts a new path at u
                     path_offsets[paths] = length
+                    next_from[paths] = -1
+                    if stack_last[top] == -1:
+                        first_from[u] = paths
+                    else:
+                        next_from[stack_last[top]] = paths
+                    stack_last[top] = paths
                     paths += 1
                     vertices[length] = u
                     length += 1
                     open_path = True
-                arcs[length - 1] = order_arcs[slot]
+                else:  # u, reached by the last arc, goes on: an inner vertex of this path
+                    state[u] |= INNER
+                arcs[length - 1] = arc
                 vertices[length] = v
                 arcs[length] = -1
                 length += 1
-                if visited[v]:
+                arrived = state[v]
+                if arrived & IN_ARCS != MANY_IN_ARCS:
+                    state[v] = arrived + IN_ARC
+                if arrived & VISITED:
                     open_path = False  # Algorithm 1, lines 15-16: v is met again, the path ends
                 else:
-                    visited[v] = True
+                    state[v] |= VISITED
                     top += 1
                     stack_vertex[top] = v
                     stack_depth[top] = stack_depth[top - 1] + 1
+                    stack_last[top] = -1
             else:
                 open_path = False  # line 21 (no arc left or depth bound), or the row is done
                 top -= 1
     path_offsets[paths] = length
-    return vertices[:length].copy(), arcs[:length].copy(), path_offsets[: paths + 1].copy()
+    return length, paths
 
 
 @njit(cache=True)
-def merge_head_to_tail(vertices, path_offsets, in_degree, out_degree, max_length):
+def merge_head_to_tail(vertices, path_offsets, indptr, state, first_from, next_from, max_length, next_path,
+                       heads, lengths):
     """Link short paths head to tail (a path ending at ``x`` to one starting at ``x``).
 
     A pair is linked when the result has at most ``max_length`` arcs, it closes no cycle of
     links, and — if ``x`` has in- and out-degree above one — ``x`` is an inner vertex of no
     other path (the paper's constraint). Linking makes ``x`` an inner vertex of the result.
-
-    Returns
-    -------
-    (next_path, has_previous)
-        ``next_path[p]`` the path linked after ``p`` (-1 if none) and whether ``p`` has one
-        before it; chains start at paths without a previous one.
-    """
-    n = in_degree.size
-    paths = path_offsets.size - 1
-    inner_count = np.zeros(n, dtype=np.int64)
-    for p in range(paths):
-        for j in range(path_offsets[p] + 1, path_offsets[p + 1] - 1):
-            inner_count[vertices[j]] += 1
-    heads = np.zeros(n + 1, dtype=np.int64)  # CSR of the paths starting at each vertex
-    for p in range(paths):
-        heads[vertices[path_offsets[p]] + 1] += 1
-    for v in range(n):
-        heads[v + 1] += heads[v]
-    fill = heads[:-1].copy()
-    starting = np.empty(paths, dtype=np.int64)
-    for p in range(paths):
-        h = vertices[path_offsets[p]]
-        starting[fill[h]] = p
-        fill[h] += 1
-    next_path = np.full(paths, -1, dtype=np.int64)
-    previous = np.full(paths, -1, dtype=np.int64)
-    chain_length = np.empty(paths, dtype=np.int64)  # arcs of the chain a path heads (heads only)
-    chain_first = np.arange(paths)
-    for p in range(paths):
-        chain_length[p] = path_offsets[p + 1] - path_offsets[p] - 1
-    for p in range(paths):
-        if next_path[p] != -1:
-            continue
-        first = chain_first[p]
-        x = vertices[path_offsets[p + 1] - 1]
-        hub = in_degree[x] > 1 and out_degree[x] > 1
-        if hub and inner_count[x] > 0:
-            continue
-        for i in range(heads[x], heads[x + 1]):
-            q = starting[i]
-            if previous[q] != -1 or q == first:
-                continue
-            if chain_length[first] + chain_length[q] > max_length:
-                continue
-            next_path[p] = q
-            previous[q] = p
-            chain_length[first] += chain_length[q]
-            # every path of q's chain now belongs to first's chain
-            r = q
-            while r != -1:
-                chain_first[r] = first
-                r = next_path[r]
-            inner_count[x] += 1
-            break
-    return next_path, previous != -1
-
-
-@njit(cache=True)
-def layout_chains(vertices, arcs, path_offsets, next_path, has_previous):
-    """Write the linked chains out as paths: a chain's vertices once each, in order."""
-    paths = path_offsets.size - 1
-    out_vertices = np.empty(vertices.size, dtype=np.int64)
-    out_arcs = np.empty(vertices.size, dtype=np.int64)
-    out_offsets = np.empty(paths + 1, dtype=np.int64)
-    length = 0
-    chains = 0
-    for p in range(paths):
-        if has_previous[p]:
-            continue
-        out_offsets[chains] = length
-        chains += 1
-        q = p
-        first = True
-        while q != -1:
-            start = path_offsets[q] if first else path_offsets[q] + 1  # the joint is written once
-            if not first:
-                out_arcs[length - 1] = arcs[path_offsets[q]]
-            for j in range(start, path_offsets[q + 1]):
-                out_vertices[length] = vertices[j]
-                out_arcs[length] = arcs[j]
-                length += 1
-            first = False
-            q = next_path[q]
-    out_offsets[chains] = length
-    return out_vertices[:length].copy(), out_arcs[:length].copy(), out_offsets[: chains + 1].copy()
-
-
-@njit(cache=True)
-def longest_path_layers(offsets, targets, weight):
-    """Layer of every node of a DAG: the most ``weight`` summed over any chain of predecessors.
+    Paths are visited in order, and for each the paths starting at its last vertex in order
+    (the lists of :func:`depth_bounded_paths`, from which a linked path is removed; ``state``
+    and the lists are updated in place).
 
     Parameters
     ----------
-    offsets, targets:
-        CSR of the DAG's arcs.
-    weight:
-        Per node, 1 if it counts as a layer step (it holds paths), else 0.
+    next_path:
+        One entry per path, filled: the path linked after it (-1 if none).
+    heads, lengths:
+        One entry per path; while linking, the first path of each path's chain and the arcs
+        of the chain each first path starts. Left holding, in their first entries, each
+        chain's first path and arcs, chains in the order of their first paths.
 
     Returns
     -------
-    ndarray of int64
-        ``layer[c] = max over arcs b -> c of layer[b] + weight[b]`` (0 for sources).
+    int
+        Number of chains.
     """
-    nodes = offsets.size - 1
-    indegree = np.zeros(nodes, dtype=np.int64)
-    for i in range(targets.size):
-        indegree[targets[i]] += 1
-    layer = np.zeros(nodes, dtype=np.int64)
-    queue = np.empty(nodes, dtype=np.int64)
-    tail = 0
-    for c in range(nodes):
-        if indegree[c] == 0:
-            queue[tail] = c
-            tail += 1
-    head = 0
-    while head < tail:
-        b = queue[head]
-        head += 1
-        for i in range(offsets[b], offsets[b + 1]):
-            c = targets[i]
-            if layer[b] + weight[b] > layer[c]:
-                layer[c] = layer[b] + weight[b]
-            indegree[c] -= 1
-            if indegree[c] == 0:
-                queue[tail] = c
-                tail += 1
-    return layer
+    paths = path_offsets.size - 1
+    for p in range(paths):
+        next_path[p] = -1
+        heads[p] = p
+        lengths[p] = path_offsets[p + 1] - path_offsets[p] - 1
+    for p in range(paths):
+        first = heads[p]
+        x = vertices[path_offsets[p + 1] - 1]
+        if state[x] & INNER and state[x] & IN_ARCS == MANY_IN_ARCS and indptr[x + 1] - indptr[x] > 1:
+            continue  # a hub that is already an inner vertex
+        before = -1
+        q = first_from[x]
+        while q != -1:
+            if q != first and lengths[first] + lengths[q] <= max_length:
+                next_path[p] = q
+                if before == -1:
+                    first_from[x] = next_from[q]
+                else:
+                    next_from[before] = next_from[q]
+                lengths[first] += lengths[q]
+                # every path of q's chain now belongs to first's chain
+                r = q
+                while r != -1:
+                    heads[r] = first
+                    r = next_path[r]
+                state[x] |= INNER
+                break
+            before = q
+            q = next_from[q]
+    chains = 0
+    for p in range(paths):  # a chain's first path is its own head; chains <= p, so in place
+        if heads[p] == p:
+            heads[chains] = p
+            lengths[chains] = lengths[p]
+            chains += 1
+    return chains
+
+
+@njit(parallel=True, cache=True)
+def write_chains(vertices, arcs, path_offsets, next_path, heads, lengths, order, out_vertices, out_arcs,
+                 out_offsets):
+    """Write chains out as paths, chain ``order[i]`` as the ``i``-th: a chain's vertices once
+    each, in order (chains in parallel), into ``out_vertices``, ``out_arcs`` and
+    ``out_offsets`` (as :class:`~gpugraph.engines.path.partition.Paths` holds them)."""
+    out_offsets[0] = 0
+    for i in range(order.size):
+        out_offsets[i + 1] = out_offsets[i] + lengths[order[i]] + 1
+    for i in prange(order.size):
+        out = out_offsets[i]
+        q = heads[order[i]]
+        start = path_offsets[q]
+        while q != -1:
+            for j in range(start, path_offsets[q + 1]):
+                out_vertices[out] = vertices[j]
+                out_arcs[out] = arcs[j]
+                out += 1
+            q = next_path[q]
+            if q != -1:  # the joint is written once: the next path's first arc leaves it
+                out_arcs[out - 1] = arcs[path_offsets[q]]
+                start = path_offsets[q] + 1
 
 
 @njit(cache=True)
-def chunk_boundaries(lengths, max_arcs):
-    """Cut consecutive paths into chunks of at most ``max_arcs`` arcs (a longer path alone).
+def path_ends(vertices, arcs, path_offsets, next_path, heads, lengths, extra, single):
+    """What the strongly connected components of the path dependency graph need of each chain
+    ``v_0 -> ... -> v_L`` (see :mod:`gpugraph.engines.path.dependency`).
+
+    Fills ``extra[v_{L-1}] = v_1`` for every chain of at least two arcs (``extra`` holds -1
+    elsewhere; a vertex is an inner vertex of at most one chain, so it gets at most one such
+    arc), and ``single[a] = 1`` for every arc ``a`` that is a chain alone.
+    """
+    for c in range(heads.size):
+        first = path_offsets[heads[c]]
+        if lengths[c] == 1:
+            single[arcs[first]] = 1
+        else:
+            last = heads[c]
+            while next_path[last] != -1:
+                last = next_path[last]
+            extra[vertices[path_offsets[last + 1] - 2]] = vertices[first + 1]
+
+
+@njit(cache=True)
+def strong_components(indptr, indices, extra, component, emitted):
+    """Tarjan's algorithm (explicit call stack) over the CSR's arcs plus the arc
+    ``v -> extra[v]`` of every vertex with ``extra[v] >= 0``.
+
+    Parameters
+    ----------
+    component:
+        Filled: components numbered in the order they are completed, so a component's number
+        is above those of all components it reaches.
+    emitted:
+        Filled: the vertices grouped by component, in that order.
 
     Returns
     -------
-    ndarray of int64
-        Chunk ``c`` holds paths ``bounds[c]`` to ``bounds[c + 1] - 1``.
+    int
+        Number of components.
     """
-    bounds = np.empty(lengths.size + 1, dtype=np.int64)
+    n = indptr.size - 1
+    component[:] = -1
+    order = np.full(n, -1, dtype=component.dtype)  # discovery index; -1: not visited
+    lowlink = np.empty(n, dtype=component.dtype)
+    stack = np.empty(n, dtype=component.dtype)  # on it: discovered, component still -1
+    call_vertex = np.empty(n, dtype=component.dtype)
+    call_edge = np.empty(n, dtype=np.int64)  # next out-arc of the frame; indptr[v + 1]: the extra arc
+    counter = 0
+    top = 0
+    count = 0
+    done = 0
+    for root in range(n):
+        if order[root] != -1:
+            continue
+        order[root] = counter
+        lowlink[root] = counter
+        counter += 1
+        stack[top] = root
+        top += 1
+        depth = 0
+        call_vertex[0] = root
+        call_edge[0] = indptr[root]
+        while depth >= 0:
+            vertex = call_vertex[depth]
+            edge = call_edge[depth]
+            if edge <= indptr[vertex + 1]:
+                call_edge[depth] = edge + 1
+                neighbour = indices[edge] if edge < indptr[vertex + 1] else extra[vertex]
+                if neighbour < 0:
+                    continue
+                if order[neighbour] == -1:
+                    order[neighbour] = counter
+                    lowlink[neighbour] = counter
+                    counter += 1
+                    stack[top] = neighbour
+                    top += 1
+                    depth += 1
+                    call_vertex[depth] = neighbour
+                    call_edge[depth] = indptr[neighbour]
+                elif component[neighbour] == -1 and order[neighbour] < lowlink[vertex]:
+                    lowlink[vertex] = order[neighbour]
+                continue
+            if lowlink[vertex] == order[vertex]:  # the stack from vertex up is one component
+                while True:
+                    top -= 1
+                    member = stack[top]
+                    component[member] = count
+                    emitted[done] = member
+                    done += 1
+                    if member == vertex:
+                        break
+                count += 1
+            depth -= 1
+            if depth >= 0:
+                caller = call_vertex[depth]
+                lowlink[caller] = min(lowlink[caller], lowlink[vertex])
+    return count
+
+
+@njit(cache=True)
+def path_layers(indptr, indices, component, emitted, count, vertices, path_offsets, heads, lengths, single,
+                scc, layer):
+    """SCC-vertex and layer of every chain, from the components of :func:`strong_components`
+    (the reduction is derived in :mod:`gpugraph.engines.path.dependency`).
+
+    A chain ``v_0 -> ... -> v_L`` shares the component of ``v_1`` when it has two arcs or more
+    or ``v_0`` and ``v_1`` share one; otherwise it is an SCC-vertex alone between them. A
+    component holds chains or not; its layer is the most ``layer + holds`` of its
+    predecessors, plus one across a chain alone, taken over the graph's arcs between
+    components in topological order (descending component number). Fills ``scc`` and
+    ``layer`` (one entry per chain).
+
+    Returns
+    -------
+    (num_sccs, largest_scc)
+        SCC-vertices holding chains; chains in the largest.
+    """
+    holds = np.zeros(count, dtype=np.int64)
+    paths_in = np.zeros(count, dtype=np.int64)
+    for c in range(heads.size):  # scc: the component of v_1, or -1 - that of v_0 for a chain alone
+        first = component[vertices[path_offsets[heads[c]]]]
+        second = component[vertices[path_offsets[heads[c]] + 1]]
+        if lengths[c] > 1 or first == second:
+            holds[second] = 1
+            paths_in[second] += 1
+            scc[c] = second
+        else:
+            scc[c] = -1 - first
+    component_layer = np.zeros(count, dtype=np.int64)
+    for i in range(emitted.size - 1, -1, -1):
+        u = emitted[i]
+        c = component[u]
+        step = component_layer[c] + holds[c]
+        for a in range(indptr[u], indptr[u + 1]):
+            d = component[indices[a]]
+            if d != c and step + single[a] > component_layer[d]:
+                component_layer[d] = step + single[a]
+    alone = 0
+    for c in range(heads.size):
+        if scc[c] >= 0:
+            layer[c] = component_layer[scc[c]]
+        else:
+            first = -1 - scc[c]
+            layer[c] = component_layer[first] + holds[first]
+            scc[c] = count + alone
+            alone += 1
+    largest = 1 if alone else 0
+    num_sccs = alone
+    for c in range(count):
+        num_sccs += holds[c]
+        largest = max(largest, paths_in[c])
+    return num_sccs, largest
+
+
+@njit(cache=True)
+def order_by_layer(layer, num_layers, order):
+    """Fill ``order`` with the indices of ``layer`` sorted by layer, in index order within a
+    layer (a counting sort)."""
+    starts = np.zeros(num_layers + 1, dtype=np.int64)
+    for p in range(layer.size):
+        starts[layer[p] + 1] += 1
+    for b in range(num_layers):
+        starts[b + 1] += starts[b]
+    for p in range(layer.size):
+        order[starts[layer[p]]] = p
+        starts[layer[p]] += 1
+
+
+@njit(cache=True)
+def chunk_boundaries(offsets, max_arcs, bounds):
+    """Cut consecutive paths (path ``p`` at ``offsets[p]:offsets[p + 1]``) into chunks of at
+    most ``max_arcs`` arcs (a longer path alone): chunk ``c`` holds paths ``bounds[c]`` to
+    ``bounds[c + 1] - 1`` (``bounds`` has room for one chunk per path).
+
+    Returns
+    -------
+    int
+        Number of chunks.
+    """
+    paths = offsets.size - 1
     chunks = 0
     arcs = max_arcs  # forces a new chunk at the first path
-    for p in range(lengths.size):
-        if arcs + lengths[p] > max_arcs:
+    for p in range(paths):
+        length = offsets[p + 1] - offsets[p] - 1
+        if arcs + length > max_arcs:
             bounds[chunks] = p
             chunks += 1
             arcs = 0
-        arcs += lengths[p]
-    bounds[chunks] = lengths.size
-    return bounds[: chunks + 1].copy()
+        arcs += length
+    bounds[chunks] = paths
+    return chunks
+
+
+@njit(parallel=True, cache=True)
+def chunk_index(indptr, vertices, arcs, offsets, chunk_offsets, insertion_max, chunk_mean_degree, source_chunks):
+    """Mean out-degree of each chunk's positions, and the chunks sending along each vertex's
+    out-arcs (chunks in parallel, then rows in parallel).
+
+    Fills ``chunk_mean_degree`` and ``source_chunks``: ``source_chunks[indptr[v]:indptr[v + 1]]``
+    are the chunks of ``v``'s out-arcs, ascending (rows of at most ``insertion_max`` arcs
+    sorted by insertion).
+    """
+    for c in prange(chunk_offsets.size - 1):
+        degree = 0
+        for j in range(offsets[chunk_offsets[c]], offsets[chunk_offsets[c + 1]]):
+            degree += indptr[vertices[j] + 1] - indptr[vertices[j]]
+            if arcs[j] >= 0:
+                source_chunks[arcs[j]] = c
+        chunk_mean_degree[c] = degree / max(offsets[chunk_offsets[c + 1]] - offsets[chunk_offsets[c]], 1)
+    for u in prange(indptr.size - 1):
+        start = indptr[u]
+        end = indptr[u + 1]
+        if end - start <= insertion_max:
+            for i in range(start + 1, end):
+                chunk = source_chunks[i]
+                j = i
+                while j > start and source_chunks[j - 1] > chunk:
+                    source_chunks[j] = source_chunks[j - 1]
+                    j -= 1
+                source_chunks[j] = chunk
+        else:
+            source_chunks[start:end] = np.sort(source_chunks[start:end])

@@ -1,13 +1,24 @@
 """The path dependency graph, its SCCs contracted into a DAG sketch, and layers (DiGraph §3.2.1).
 
 Path ``q`` depends on path ``p`` when ``p`` enters a vertex that ``q`` leaves: a new state of
-that vertex computed on ``p`` must be propagated by ``q``. Instead of writing that relation out
-(a vertex entered by ``a`` paths and left by ``b`` gives ``a * b`` pairs), the graph is kept
-bipartite: path -> vertex for every vertex a path enters, vertex -> path for every vertex a path
-leaves. Its strongly connected components are those of the dependency graph with vertex nodes
-added, and contracting them gives the DAG sketch. A path's layer is the most path-holding SCCs on
-any chain of predecessors in the sketch, so paths of one layer depend only on lower layers;
-the paths of one large SCC share a layer and are processed over several rounds.
+that vertex computed on ``p`` must be propagated by ``q``. Written out, that relation has
+``a * b`` pairs at a vertex entered by ``a`` paths and left by ``b``; kept bipartite (path ->
+vertex it enters, vertex -> path that leaves it) it is linear, and its strongly connected
+components are those of the dependency graph with vertex nodes added. Contracting them gives
+the DAG sketch. A path's layer is the most path-holding SCCs on any chain of predecessors in the
+sketch, so paths of one layer depend only on lower layers; the paths of one large SCC share a
+layer and are processed over several rounds.
+
+The components are not computed on the bipartite graph (paths + vertices nodes) but on the
+graph's vertices alone. For a path ``v_0 -> ... -> v_L``, ``v_i`` reaches ``v_j`` through the
+path node for every ``i < L`` and ``j >= 1``: the graph's own arcs ``v_i -> v_{i+1}`` plus one
+arc ``v_{L-1} -> v_1`` (paths of two arcs or more) have the same reachability. So the vertex
+nodes' components are those of the graph with these arcs added (Tarjan, one pass). A path of
+two arcs or more lies in ``v_1``'s component (``v_1`` is entered and left by it), and so does a
+one-arc path whose ends share a component; any other path is an SCC-vertex alone, between its
+two ends. The arcs of the sketch then come from the graph's arcs between components: across a
+path alone the layer grows by one more. ``tests/engines/test_path_engine.py`` checks the result
+against the explicit pair graph.
 """
 
 from __future__ import annotations
@@ -15,10 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
+from gpugraph.backend import to_numpy
 from gpugraph.engines.path import _partition_cpu as kernels
+from gpugraph.engines.path.partition import LinkedPaths
 
 
 @dataclass
@@ -48,45 +59,33 @@ class Dependencies:
         return int(self.layer.max()) + 1 if self.layer.size else 0
 
 
-def path_dependencies(paths, num_vertices: int) -> Dependencies:
+def path_dependencies(paths, indptr, indices) -> Dependencies:
     """SCC-vertices and layers of ``paths`` (module docstring).
 
     Parameters
     ----------
     paths:
-        :class:`gpugraph.engines.path.partition.Paths`.
-    num_vertices:
-        Vertices of the graph they cover.
+        :class:`~gpugraph.engines.path.partition.Paths` or
+        :class:`~gpugraph.engines.path.partition.LinkedPaths` of the graph.
+    indptr, indices:
+        The graph's CSR arrays (any device), those ``paths`` were cut from.
 
     Returns
     -------
     Dependencies
+        Per path of ``paths`` (per chain of a ``LinkedPaths``, in its order).
     """
-    num_paths = paths.num_paths
-    path = paths.path_of_position()
-    last = np.zeros(paths.vertices.size, dtype=bool)
-    last[paths.offsets[1:] - 1] = True
-    first = np.zeros(paths.vertices.size, dtype=bool)
-    first[paths.offsets[:-1]] = True
-    vertex_node = num_paths + paths.vertices
-    source = np.concatenate((path[~first], vertex_node[~last]))  # p enters v; v is left by q
-    target = np.concatenate((vertex_node[~first], path[~last]))
-    nodes = num_paths + num_vertices
-    graph = sp.csr_array((np.ones(source.size, dtype=np.int32), (source, target)), shape=(nodes, nodes))
-    count, label = connected_components(graph, directed=True, connection="strong")
-    label = label.astype(np.int64)
-    dag = sp.csr_array((np.ones(source.size, dtype=np.int32), (label[source], label[target])), shape=(count, count))
-    dag.setdiag(0)
-    dag.eliminate_zeros()
-    holds_paths = np.zeros(count, dtype=np.int64)
-    holds_paths[label[:num_paths]] = 1
-    component_layer = kernels.longest_path_layers(
-        dag.indptr.astype(np.int64), dag.indices.astype(np.int64), holds_paths)
-    scc = label[:num_paths]
-    sizes = np.bincount(scc, minlength=count)
-    return Dependencies(
-        scc=scc,
-        layer=component_layer[scc],
-        num_sccs=int(np.count_nonzero(sizes)),
-        largest_scc=int(sizes.max()) if num_paths else 0,
-    )
+    indptr = np.asarray(to_numpy(indptr), dtype=np.int64)
+    indices = to_numpy(indices)
+    chains = paths if isinstance(paths, LinkedPaths) else paths.unlinked()
+    traversed = chains.traversed
+    n = indptr.size - 1
+    extra, single = np.full(n, -1, dtype=indices.dtype), np.zeros(indices.size, dtype=np.int8)
+    kernels.path_ends(traversed.vertices, traversed.arcs, traversed.offsets, chains.next_path, chains.heads,
+                      chains.lengths, extra, single)
+    component, emitted = np.empty(n, dtype=indices.dtype), np.empty(n, dtype=indices.dtype)
+    count = kernels.strong_components(indptr, indices, extra, component, emitted)
+    scc, layer = np.empty(chains.num_chains, dtype=np.int64), np.empty(chains.num_chains, dtype=np.int64)
+    num_sccs, largest_scc = kernels.path_layers(indptr, indices, component, emitted, count, traversed.vertices,
+                                                traversed.offsets, chains.heads, chains.lengths, single, scc, layer)
+    return Dependencies(scc=scc, layer=layer, num_sccs=int(num_sccs), largest_scc=int(largest_scc))

@@ -23,7 +23,7 @@ from gpugraph import config
 from gpugraph.backend import to_numpy
 from gpugraph.engines.path import _partition_cpu as kernels
 from gpugraph.engines.path.dependency import path_dependencies
-from gpugraph.engines.path.partition import partition_paths
+from gpugraph.engines.path.partition import link_paths
 
 
 @dataclass
@@ -102,37 +102,22 @@ def build_layout(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH,
     PathLayout
     """
     start = time.perf_counter()
-    indptr = to_numpy(indptr).astype(np.int64)
+    indptr = np.asarray(to_numpy(indptr), dtype=np.int64)
     indices = to_numpy(indices)
-    n = indptr.size - 1
-    paths = partition_paths(indptr, indices, max_depth)
-    dependencies = path_dependencies(paths, n)
-    out_degree = np.diff(indptr)
-    lengths = np.diff(paths.offsets)
-    order = np.argsort(dependencies.layer, kind="stable")  # within a layer, Algorithm 1's order
-    starts = paths.offsets[:-1][order]
-    sizes = lengths[order]
-    offsets = np.zeros(order.size + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    positions = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1], dtype=np.int64)
-    vertices = paths.vertices[positions]
-    arcs = paths.arcs[positions]
-    chunk_offsets = kernels.chunk_boundaries(sizes - 1, int(chunk_arcs))
-    first_positions = offsets[chunk_offsets[:-1]]
-    chunk_degree = np.add.reduceat(out_degree[vertices], first_positions) if first_positions.size else np.zeros(0)
-    chunk_sizes = np.diff(offsets[chunk_offsets])
-    # which chunk sends along each arc, grouped by the arc's source vertex
-    sends = arcs >= 0
-    chunk_of_position = np.repeat(np.repeat(np.arange(chunk_sizes.size), np.diff(chunk_offsets)), sizes)
-    by_source = np.argsort(vertices[sends], kind="stable")
-    source_offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(vertices[sends], minlength=n), out=source_offsets[1:])
+    linked = link_paths(indptr, indices, max_depth)
+    dependencies = path_dependencies(linked, indptr, indices)
+    order = np.empty(linked.num_chains, dtype=linked.heads.dtype)
+    kernels.order_by_layer(dependencies.layer, dependencies.num_layers, order)  # within a layer, Algorithm 1's
+    paths = linked.write(order)
+    bounds = np.empty(paths.num_paths + 1, dtype=np.int64)
+    chunk_offsets = bounds[:kernels.chunk_boundaries(paths.offsets, int(chunk_arcs), bounds) + 1].copy()
+    chunk_mean_degree, source_chunks = np.empty(chunk_offsets.size - 1), np.empty(indices.size, dtype=np.int64)
+    kernels.chunk_index(indptr, paths.vertices, paths.arcs, paths.offsets, chunk_offsets,
+                        config.PATH_INSERTION_SORT_MAX_ARCS, chunk_mean_degree, source_chunks)
     return PathLayout(
-        vertices=vertices.astype(indices.dtype), arcs=arcs, offsets=offsets,
-        chunk_offsets=chunk_offsets,
-        source_offsets=source_offsets, source_chunks=chunk_of_position[sends][by_source],
-        chunk_layer=dependencies.layer[order][chunk_offsets[:-1]],
-        chunk_mean_degree=chunk_degree / np.maximum(chunk_sizes, 1),
+        vertices=paths.vertices, arcs=paths.arcs, offsets=paths.offsets, chunk_offsets=chunk_offsets,
+        source_offsets=indptr.copy(), source_chunks=source_chunks,  # each vertex sends along its out-arcs
+        chunk_layer=dependencies.layer[order[chunk_offsets[:-1]]], chunk_mean_degree=chunk_mean_degree,
         num_sccs=dependencies.num_sccs, largest_scc=dependencies.largest_scc,
         num_layers=dependencies.num_layers, seconds=time.perf_counter() - start,
     )

@@ -9,9 +9,10 @@ starts a new path. Every arc lies on exactly one path. Short paths are then link
 constraint: if ``x`` has in- and out-degree above one it must be an inner vertex of no other
 path.
 
-The traversal is sequential (one core; 0.4 s on cnr-2000's 3.2 M arcs). The paper
-parallelises it over subgraphs, which cuts paths at subgraph borders; that, or a GPU version,
-is the way to the preprocessing target that docs/path-engine.md reports as missed.
+The traversal and the linking are sequential Numba loops (about 20 ms on cnr-2000's 3.2 M arcs
+on one core, docs/path-engine.md); sorting each row's arcs into visiting order and writing the
+linked paths out run in parallel. The paper parallelises the traversal itself over subgraphs,
+which cuts paths at subgraph borders and so changes them.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ class Paths:
     Attributes
     ----------
     vertices:
-        int64, the vertices of each path in order, paths one after another (E_Idx); a vertex
-        shared by several paths has one *replica* per occurrence.
+        The vertices of each path in order (the graph's index dtype), paths one after another
+        (E_Idx); a vertex shared by several paths has one *replica* per occurrence.
     arcs:
         int64, ``arcs[j]`` is the CSR position of the arc ``vertices[j] -> vertices[j + 1]``
         (its weight is ``graph.weights[arcs[j]]``); -1 at each path's last position.
@@ -60,6 +61,98 @@ class Paths:
         """The path each position of :attr:`vertices` belongs to."""
         return np.repeat(np.arange(self.num_paths, dtype=np.int64), np.diff(self.offsets))
 
+    def unlinked(self) -> LinkedPaths:
+        """These paths as chains of one path each."""
+        return LinkedPaths(self, np.full(self.num_paths, -1, dtype=np.int64),
+                           np.arange(self.num_paths, dtype=np.int64), self.lengths)
+
+
+@dataclass
+class LinkedPaths:
+    """Algorithm 1's paths with the links between them: chains of paths, before they are
+    written out as :class:`Paths` (:meth:`write`). Chain ``c`` follows ``next_path`` from
+    ``heads[c]``.
+
+    Attributes
+    ----------
+    traversed:
+        The paths as the traversals emitted them (ids and positions as ``int32`` when they
+        fit, else ``int64``).
+    next_path:
+        Per traversed path, the path linked after it (-1 if none).
+    heads, lengths:
+        Per chain, in the order of their first paths: that first path and the chain's arcs.
+    """
+
+    traversed: Paths
+    next_path: np.ndarray
+    heads: np.ndarray
+    lengths: np.ndarray
+
+    @property
+    def num_chains(self) -> int:
+        """Number of chains, the paths :meth:`write` writes."""
+        return self.heads.size
+
+    def write(self, order=None) -> Paths:
+        """The chains as paths, chain ``order[i]`` the ``i``-th (default: in order)."""
+        if order is None:
+            order = np.arange(self.num_chains, dtype=np.int64)
+        traversed = self.traversed
+        positions = traversed.vertices.size - (traversed.num_paths - self.num_chains)  # a joint is written once
+        paths = Paths(np.empty(positions, dtype=traversed.vertices.dtype), np.empty(positions, dtype=np.int64),
+                      np.empty(self.num_chains + 1, dtype=np.int64))
+        kernels.write_chains(traversed.vertices, traversed.arcs, traversed.offsets, self.next_path, self.heads,
+                             self.lengths, order, paths.vertices, paths.arcs, paths.offsets)
+        return paths
+
+
+def position_dtype(positions: int):
+    """``int32`` when ids and positions up to ``positions`` fit in it, else ``int64``: the
+    preprocessing's per-arc arrays at half the memory traffic."""
+    return np.int32 if positions < np.iinfo(np.int32).max else np.int64
+
+
+def link_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH) -> LinkedPaths:
+    """Algorithm 1's traversals and the linking of short paths (module docstring), not yet
+    written out: :func:`partition_paths` writes them in order, the layout by layer.
+
+    Parameters
+    ----------
+    indptr, indices:
+        The graph's CSR arrays (any device; the partitioning runs on the host).
+    max_depth:
+        D_MAX, the traversal depth bound; linked paths also stay within this many arcs.
+
+    Returns
+    -------
+    LinkedPaths
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``max_depth`` is below 1.
+    """
+    if int(max_depth) < 1:
+        raise InvalidParameterError(f"max_depth must be >= 1, got {max_depth}")
+    indptr = np.asarray(to_numpy(indptr), dtype=np.int64)
+    indices = to_numpy(indices)
+    n, m = indptr.size - 1, indices.size
+    ids = position_dtype(2 * m + 1)
+    order = np.empty(m, dtype=ids)
+    kernels.visiting_order(indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, order)
+    vertices, arcs = np.empty(2 * m, dtype=indices.dtype), np.empty(2 * m, dtype=ids)
+    offsets, next_from = np.empty(m + 1, dtype=ids), np.empty(m, dtype=ids)
+    first_from, state = np.full(n, -1, dtype=ids), np.zeros(n, dtype=np.int8)
+    positions, paths = kernels.depth_bounded_paths(
+        indptr, indices, order, kernels.roots_by_degree(indptr), int(max_depth), vertices, arcs, offsets, next_from,
+        first_from, state)
+    traversed = Paths(vertices[:positions], arcs[:positions], offsets[:paths + 1])
+    next_path, heads, lengths = np.empty(paths, dtype=ids), np.empty(paths, dtype=ids), np.empty(paths, dtype=ids)
+    chains = kernels.merge_head_to_tail(traversed.vertices, traversed.offsets, indptr, state, first_from,
+                                        next_from, int(max_depth), next_path, heads, lengths)
+    return LinkedPaths(traversed, next_path, heads[:chains], lengths[:chains])
+
 
 def partition_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH) -> Paths:
     """Cut a graph's arcs into edge-disjoint paths (module docstring).
@@ -74,25 +167,11 @@ def partition_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH) -> 
     Returns
     -------
     Paths
-        The paths, every arc on exactly one of them.
+        The paths, every arc on exactly one of them, in the order of the traversals.
 
     Raises
     ------
     InvalidParameterError
         If ``max_depth`` is below 1.
     """
-    if int(max_depth) < 1:
-        raise InvalidParameterError(f"max_depth must be >= 1, got {max_depth}")
-    indptr = to_numpy(indptr).astype(np.int64)
-    indices = to_numpy(indices).astype(np.int64)
-    n = indptr.size - 1
-    out_degree = np.diff(indptr)
-    in_degree = np.bincount(indices, minlength=n)
-    # Each row's arcs in visiting order: highest out-degree head first (Algorithm 1, line 6).
-    rows = np.repeat(np.arange(n, dtype=np.int64), out_degree)
-    order = np.lexsort((-out_degree[indices], rows))
-    roots = np.argsort(-out_degree, kind="stable")
-    vertices, arcs, offsets = kernels.depth_bounded_paths(indptr, order, indices[order], roots, int(max_depth))
-    linked_after, has_previous = kernels.merge_head_to_tail(vertices, offsets, in_degree, out_degree, int(max_depth))
-    vertices, arcs, offsets = kernels.layout_chains(vertices, arcs, offsets, linked_after, has_previous)
-    return Paths(vertices, arcs, offsets)
+    return link_paths(indptr, indices, max_depth).write()

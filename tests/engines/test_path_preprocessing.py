@@ -1,0 +1,209 @@
+"""The path engine's preprocessing kernels against plain references (issue 6).
+
+The layout is built by Numba kernels (row sorts, the traversal, linking with lists, Tarjan on
+the vertices instead of SciPy on the bipartite path graph, counting sorts, parallel writes).
+Each is compared here with a direct Python / NumPy / SciPy version of the same definition — the
+code the kernels replaced — on small graphs: the layout must come out the same, array for array.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+import gpugraph as gg
+from gpugraph.engines.path import _partition_cpu as kernels
+from gpugraph.engines.path.dependency import path_dependencies
+from gpugraph.engines.path.layout import build_layout
+from gpugraph.engines.path.partition import partition_paths
+
+
+def random_csr(n, m, seed):
+    rng = np.random.default_rng(seed)
+    graph = gg.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), num_vertices=n)
+    return np.asarray(graph.indptr).astype(np.int64), np.asarray(graph.indices)
+
+
+GRAPHS = [(1, 0, 0), (2, 3, 1), (30, 100, 2), (50, 49, 3), (200, 2000, 4), (400, 900, 5), (60, 3000, 6)]
+
+
+def reference_paths(indptr, indices, max_depth):
+    """Algorithm 1 and head-to-tail linking, written plainly (lists of vertices and arcs)."""
+    n = indptr.size - 1
+    out_degree = np.diff(indptr)
+    in_degree = np.bincount(indices, minlength=n)
+    rows = [sorted(range(indptr[u], indptr[u + 1]), key=lambda a: -out_degree[indices[a]]) for u in range(n)]
+    cursor = [0] * n
+    visited = [False] * n
+    paths = []  # (vertices, arcs)
+    for root in sorted(range(n), key=lambda u: -out_degree[u]):
+        if cursor[root] == len(rows[root]):
+            continue
+        visited[root] = True
+        stack = [(root, 0)]
+        current = None
+        while stack:
+            u, depth = stack[-1]
+            if depth < max_depth and cursor[u] < len(rows[u]):
+                arc = rows[u][cursor[u]]
+                cursor[u] += 1
+                v = int(indices[arc])
+                if current is None:
+                    current = ([u], [])
+                    paths.append(current)
+                current[0].append(v)
+                current[1].append(arc)
+                if visited[v]:
+                    current = None
+                else:
+                    visited[v] = True
+                    stack.append((v, depth + 1))
+            else:
+                current = None
+                stack.pop()
+    inner = np.zeros(n, dtype=np.int64)
+    for vertices, _ in paths:
+        for v in vertices[1:-1]:
+            inner[v] += 1
+    after, before = [-1] * len(paths), [-1] * len(paths)
+    head = list(range(len(paths)))
+    length = [len(arcs) for _, arcs in paths]
+    starting = {}
+    for q, (vertices, _) in enumerate(paths):
+        starting.setdefault(vertices[0], []).append(q)
+    for p, (vertices, _) in enumerate(paths):
+        x = vertices[-1]
+        if in_degree[x] > 1 and out_degree[x] > 1 and inner[x] > 0:
+            continue
+        for q in starting.get(x, ()):
+            if before[q] != -1 or q == head[p] or length[head[p]] + length[q] > max_depth:
+                continue
+            after[p], before[q] = q, p
+            length[head[p]] += length[q]
+            r = q
+            while r != -1:
+                head[r] = head[p]
+                r = after[r]
+            inner[x] += 1
+            break
+    chains = []
+    for p in range(len(paths)):
+        if before[p] == -1:
+            vertices, arcs = list(paths[p][0]), list(paths[p][1])
+            q = after[p]
+            while q != -1:
+                vertices += paths[q][0][1:]
+                arcs += paths[q][1]
+                q = after[q]
+            chains.append((vertices, arcs))
+    return chains
+
+
+def reference_layers(paths, num_vertices):
+    """SCCs of the bipartite path graph with SciPy, and longest chains of path-holding SCCs."""
+    nodes = paths.num_paths + num_vertices
+    source, target = [], []
+    for p in range(paths.num_paths):
+        vertices = paths.vertices[paths.offsets[p]:paths.offsets[p + 1]]
+        source += [p] * (vertices.size - 1) + list(paths.num_paths + vertices[:-1])
+        target += list(paths.num_paths + vertices[1:]) + [p] * (vertices.size - 1)
+    graph = sp.csr_array((np.ones(len(source)), (source, target)), shape=(nodes, nodes))
+    count, label = connected_components(graph, directed=True, connection="strong")
+    holds = np.zeros(count, dtype=np.int64)
+    holds[label[:paths.num_paths]] = 1
+    successors = {}
+    for s, t in zip(source, target):
+        if label[s] != label[t]:
+            successors.setdefault(label[s], set()).add(label[t])
+    indegree = np.zeros(count, dtype=np.int64)
+    for targets in successors.values():
+        for t in targets:
+            indegree[t] += 1
+    layer = np.zeros(count, dtype=np.int64)
+    ready = [c for c in range(count) if indegree[c] == 0]
+    while ready:
+        b = ready.pop()
+        for c in successors.get(b, ()):
+            layer[c] = max(layer[c], layer[b] + holds[b])
+            indegree[c] -= 1
+            if indegree[c] == 0:
+                ready.append(c)
+    scc = label[:paths.num_paths]
+    sizes = np.bincount(scc, minlength=count)
+    return scc, layer[scc], int(np.count_nonzero(sizes)), int(sizes.max(initial=0))
+
+
+@pytest.mark.parametrize("insertion_max", [0, 2, 64])
+@pytest.mark.parametrize("n, m, seed", GRAPHS)
+def test_visiting_order_is_a_stable_sort_by_head_out_degree(n, m, seed, insertion_max):
+    indptr, indices = random_csr(n, m, seed)
+    out_degree = np.diff(indptr)
+    order = np.empty(indices.size, dtype=np.int32)
+    kernels.visiting_order(indptr, indices, insertion_max, order)
+    rows = np.repeat(np.arange(n), out_degree)
+    assert np.array_equal(order, np.lexsort((-out_degree[indices], rows)))
+    roots = kernels.roots_by_degree(indptr)
+    expected = np.argsort(-out_degree, kind="stable")
+    assert np.array_equal(roots, expected[out_degree[expected] > 0])
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 16])
+@pytest.mark.parametrize("n, m, seed", GRAPHS)
+def test_partition_equals_the_plain_algorithm(n, m, seed, max_depth):
+    indptr, indices = random_csr(n, m, seed)
+    paths = partition_paths(indptr, indices, max_depth)
+    expected = reference_paths(indptr, indices, max_depth)
+    assert paths.num_paths == len(expected)
+    for p, (vertices, arcs) in enumerate(expected):
+        span = slice(paths.offsets[p], paths.offsets[p + 1])
+        assert paths.vertices[span].tolist() == vertices
+        assert paths.arcs[span].tolist() == arcs + [-1]
+
+
+@pytest.mark.parametrize("max_depth", [1, 3, 16])
+@pytest.mark.parametrize("n, m, seed", GRAPHS)
+def test_dependencies_equal_scipy_on_the_bipartite_path_graph(n, m, seed, max_depth):
+    indptr, indices = random_csr(n, m, seed)
+    paths = partition_paths(indptr, indices, max_depth)
+    dependencies = path_dependencies(paths, indptr, indices)
+    scc, layer, num_sccs, largest_scc = reference_layers(paths, n)
+    assert np.array_equal(dependencies.layer, layer)
+    assert (dependencies.num_sccs, dependencies.largest_scc) == (num_sccs, largest_scc)
+    pairs = set(zip(scc.tolist(), dependencies.scc.tolist()))  # the same partition of the paths
+    assert len(pairs) == len(set(scc.tolist())) == len(set(dependencies.scc.tolist()))
+
+
+@pytest.mark.parametrize("chunk_arcs", [1, 4, 16])
+@pytest.mark.parametrize("n, m, seed", GRAPHS)
+def test_layout_equals_sorting_by_layer_and_grouping_by_source(n, m, seed, chunk_arcs):
+    indptr, indices = random_csr(n, m, seed)
+    layout = build_layout(indptr, indices, 16, chunk_arcs)
+    paths = partition_paths(indptr, indices, 16)
+    dependencies = path_dependencies(paths, indptr, indices)
+    order = np.argsort(dependencies.layer, kind="stable")
+    sizes = np.diff(paths.offsets)[order]
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    positions = np.concatenate([np.arange(paths.offsets[p], paths.offsets[p + 1]) for p in order] or [[]])
+    positions = positions.astype(np.int64)
+    assert np.array_equal(layout.offsets, offsets)
+    assert np.array_equal(layout.vertices, paths.vertices[positions])
+    assert layout.vertices.dtype == indices.dtype
+    assert np.array_equal(layout.arcs, paths.arcs[positions])
+    bounds, arcs = [], chunk_arcs
+    for p, length in enumerate(sizes - 1):
+        if arcs + length > chunk_arcs:
+            bounds.append(p)
+            arcs = 0
+        arcs += length
+    assert layout.chunk_offsets.tolist() == bounds + [order.size]
+    chunk_of_position = np.repeat(np.repeat(np.arange(len(bounds)), np.diff(layout.chunk_offsets)), sizes)
+    sends = layout.arcs >= 0
+    by_source = np.argsort(layout.vertices[sends], kind="stable")
+    assert np.array_equal(layout.source_offsets, indptr)
+    assert np.array_equal(layout.source_chunks, chunk_of_position[sends][by_source])
+    degree = np.diff(indptr)[layout.vertices]
+    starts = offsets[layout.chunk_offsets]
+    expected_degree = [degree[a:b].sum() / (b - a) for a, b in zip(starts[:-1], starts[1:])]
+    assert np.array_equal(layout.chunk_mean_degree, np.array(expected_degree, dtype=np.float64))
+    assert np.array_equal(layout.chunk_layer, dependencies.layer[order][layout.chunk_offsets[:-1]])
+    assert (layout.num_sccs, layout.largest_scc) == (dependencies.num_sccs, dependencies.largest_scc)
