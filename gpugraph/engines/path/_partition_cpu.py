@@ -19,12 +19,13 @@ from numba import njit, prange
 
 #: Bits of the per-vertex ``state`` byte of :func:`depth_bounded_paths`: reached; in-arcs seen,
 #: two bits (``IN_ARCS``) counting in steps of ``IN_ARC`` up to ``MANY_IN_ARCS`` (more than
-#: one); an inner vertex of some path.
+#: one); an inner vertex of some path; expanded (its out-arcs taken by a traversal).
 VISITED = np.int8(1)
 IN_ARC = np.int8(2)
 MANY_IN_ARCS = np.int8(4)
 IN_ARCS = np.int8(6)
 INNER = np.int8(8)
+EXPANDED = np.int8(16)
 
 
 @njit(parallel=True, cache=True)
@@ -117,37 +118,40 @@ def depth_bounded_paths(indptr, indices, order, roots, max_depth, vertices, arcs
         ends them). A vertex's out-arcs are all taken in its one expansion, so its paths are
         linked from that stack frame.
     state:
-        One byte per vertex (zeros), filled: :data:`VISITED`, the in-degree capped at two
-        (:data:`IN_ARCS`) and :data:`INNER` if it is an inner vertex of a path, for
-        :func:`merge_head_to_tail` (one byte, so the traversal's one random access per arc
-        stays in cache).
+        One byte per vertex (zeros), filled: :data:`VISITED`, :data:`EXPANDED`, the in-degree
+        capped at two (:data:`IN_ARCS`) and :data:`INNER` if it is an inner vertex of a path,
+        for :func:`merge_head_to_tail` (one byte, so the traversal's one random access per arc
+        stays in cache). Each vertex is expanded once, by the first traversal that reaches it
+        above the depth bound or else as a root, so its arc cursor lives in the stack frame.
 
     Returns
     -------
     (positions, paths)
         Entries of ``vertices`` and paths written.
     """
-    cursor = indptr[:-1].copy()  # next unvisited arc slot of each vertex
     frames = min(max_depth, indptr.size - 1) + 1  # a stack holds distinct vertices
     stack_vertex = np.empty(frames, dtype=np.int64)
-    stack_depth = np.empty(frames, dtype=np.int64)
+    stack_cursor = np.empty(frames, dtype=np.int64)  # the frame's next arc slot, and its row's end
+    stack_end = np.empty(frames, dtype=np.int64)
     stack_last = np.empty(frames, dtype=np.int64)  # the last path started at the frame's vertex
     length = 0
     paths = 0
     for root in roots:
-        if cursor[root] == indptr[root + 1]:
+        if state[root] & EXPANDED:
             continue
-        state[root] |= VISITED
+        state[root] |= VISITED | EXPANDED
         top = 0
         stack_vertex[0] = root
-        stack_depth[0] = 0
+        stack_cursor[0] = indptr[root]
+        stack_end[0] = indptr[root + 1]
         stack_last[0] = -1
         open_path = False
         while top >= 0:
-            u = stack_vertex[top]
-            if stack_depth[top] < max_depth and cursor[u] < indptr[u + 1]:
-                arc = order[cursor[u]]
-                cursor[u] += 1
+            slot = stack_cursor[top]
+            if slot < stack_end[top]:
+                u = stack_vertex[top]
+                arc = order[slot]
+                stack_cursor[top] = slot + 1
                 v = indices[arc]
                 if not open_path:  # the arc starts a new path at u
                     path_offsets[paths] = length
@@ -169,15 +173,22 @@ def depth_bounded_paths(indptr, indices, order, roots, max_depth, vertices, arcs
                 length += 1
                 arrived = state[v]
                 if arrived & IN_ARCS != MANY_IN_ARCS:
-                    state[v] = arrived + IN_ARC
+                    arrived += IN_ARC
                 if arrived & VISITED:
+                    state[v] = arrived
                     open_path = False  # Algorithm 1, lines 15-16: v is met again, the path ends
                 else:
-                    state[v] |= VISITED
                     top += 1
                     stack_vertex[top] = v
-                    stack_depth[top] = stack_depth[top - 1] + 1
                     stack_last[top] = -1
+                    if top < max_depth:  # expanded now: all its arcs are taken before it is popped
+                        state[v] = arrived | VISITED | EXPANDED
+                        stack_cursor[top] = indptr[v]
+                        stack_end[top] = indptr[v + 1]
+                    else:  # at the depth bound: popped at once, expanded later as a root
+                        state[v] = arrived | VISITED
+                        stack_cursor[top] = 0
+                        stack_end[top] = 0
             else:
                 open_path = False  # line 21 (no arc left or depth bound), or the row is done
                 top -= 1
@@ -250,14 +261,11 @@ def merge_head_to_tail(vertices, path_offsets, indptr, state, first_from, next_f
 
 
 @njit(parallel=True, cache=True)
-def write_chains(vertices, arcs, path_offsets, next_path, heads, lengths, order, out_vertices, out_arcs,
-                 out_offsets):
-    """Write chains out as paths, chain ``order[i]`` as the ``i``-th: a chain's vertices once
-    each, in order (chains in parallel), into ``out_vertices``, ``out_arcs`` and
-    ``out_offsets`` (as :class:`~gpugraph.engines.path.partition.Paths` holds them)."""
-    out_offsets[0] = 0
-    for i in range(order.size):
-        out_offsets[i + 1] = out_offsets[i] + lengths[order[i]] + 1
+def write_chains(vertices, arcs, path_offsets, next_path, heads, order, out_vertices, out_arcs, out_offsets):
+    """Write chains out as paths, chain ``order[i]`` as the ``i``-th from ``out_offsets[i]``
+    (both from :func:`order_by_layer`): a chain's vertices once each, in order (chains in
+    parallel), into ``out_vertices`` and ``out_arcs`` (as
+    :class:`~gpugraph.engines.path.partition.Paths` holds them)."""
     for i in prange(order.size):
         out = out_offsets[i]
         q = heads[order[i]]
@@ -273,16 +281,17 @@ def write_chains(vertices, arcs, path_offsets, next_path, heads, lengths, order,
                 start = path_offsets[q] + 1
 
 
-@njit(cache=True)
+@njit(parallel=True, cache=True)
 def path_ends(vertices, arcs, path_offsets, next_path, heads, lengths, extra, single):
     """What the strongly connected components of the path dependency graph need of each chain
     ``v_0 -> ... -> v_L`` (see :mod:`gpugraph.engines.path.dependency`).
 
     Fills ``extra[v_{L-1}] = v_1`` for every chain of at least two arcs (``extra`` holds -1
     elsewhere; a vertex is an inner vertex of at most one chain, so it gets at most one such
-    arc), and ``single[a] = 1`` for every arc ``a`` that is a chain alone.
+    arc), and ``single[a] = 1`` for every arc ``a`` that is a chain alone (chains in parallel:
+    no two write the same entry).
     """
-    for c in range(heads.size):
+    for c in prange(heads.size):
         first = path_offsets[heads[c]]
         if lengths[c] == 1:
             single[arcs[first]] = 1
@@ -370,18 +379,19 @@ def strong_components(indptr, indices, extra, component, emitted):
     return count
 
 
-@njit(cache=True)
+@njit(parallel=True, cache=True)
 def path_layers(indptr, indices, component, emitted, count, vertices, path_offsets, heads, lengths, single,
                 scc, layer):
     """SCC-vertex and layer of every chain, from the components of :func:`strong_components`
     (the reduction is derived in :mod:`gpugraph.engines.path.dependency`).
 
     A chain ``v_0 -> ... -> v_L`` shares the component of ``v_1`` when it has two arcs or more
-    or ``v_0`` and ``v_1`` share one; otherwise it is an SCC-vertex alone between them. A
-    component holds chains or not; its layer is the most ``layer + holds`` of its
-    predecessors, plus one across a chain alone, taken over the graph's arcs between
-    components in topological order (descending component number). Fills ``scc`` and
-    ``layer`` (one entry per chain).
+    or ``v_0`` and ``v_1`` share one; otherwise it is an SCC-vertex alone between them
+    (labelled ``count + c`` for chain ``c``). A component holds chains or not; its layer is the
+    most ``layer + holds`` of its predecessors, plus one across a chain alone, taken over the
+    graph's arcs between components in topological order (descending component number); the
+    chains' layers are then read in parallel. Fills ``scc`` and ``layer`` (one entry per
+    chain).
 
     Returns
     -------
@@ -409,13 +419,13 @@ def path_layers(indptr, indices, component, emitted, count, vertices, path_offse
             if d != c and step + single[a] > component_layer[d]:
                 component_layer[d] = step + single[a]
     alone = 0
-    for c in range(heads.size):
+    for c in prange(heads.size):
         if scc[c] >= 0:
             layer[c] = component_layer[scc[c]]
         else:
             first = -1 - scc[c]
             layer[c] = component_layer[first] + holds[first]
-            scc[c] = count + alone
+            scc[c] = count + c
             alone += 1
     largest = 1 if alone else 0
     num_sccs = alone
@@ -426,17 +436,28 @@ def path_layers(indptr, indices, component, emitted, count, vertices, path_offse
 
 
 @njit(cache=True)
-def order_by_layer(layer, num_layers, order):
-    """Fill ``order`` with the indices of ``layer`` sorted by layer, in index order within a
-    layer (a counting sort)."""
-    starts = np.zeros(num_layers + 1, dtype=np.int64)
-    for p in range(layer.size):
-        starts[layer[p] + 1] += 1
+def order_by_layer(layer, num_layers, lengths, order, offsets):
+    """Sort chains by layer, in chain order within a layer (a counting sort), and place them.
+
+    Fills ``order`` (chain ``order[i]`` is written ``i``-th) and ``offsets`` (where the
+    ``i``-th written chain starts: chain ``c`` takes ``lengths[c] + 1`` positions; ``P + 1``
+    entries).
+    """
+    chains = np.zeros(num_layers + 1, dtype=np.int64)  # first chain, then first position, of each layer
+    positions = np.zeros(num_layers + 1, dtype=np.int64)
+    for c in range(layer.size):
+        chains[layer[c] + 1] += 1
+        positions[layer[c] + 1] += lengths[c] + 1
     for b in range(num_layers):
-        starts[b + 1] += starts[b]
-    for p in range(layer.size):
-        order[starts[layer[p]]] = p
-        starts[layer[p]] += 1
+        chains[b + 1] += chains[b]
+        positions[b + 1] += positions[b]
+    for c in range(layer.size):
+        i = chains[layer[c]]
+        order[i] = c
+        offsets[i] = positions[layer[c]]
+        chains[layer[c]] += 1
+        positions[layer[c]] += lengths[c] + 1
+    offsets[layer.size] = positions[num_layers]
 
 
 @njit(cache=True)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpugraph.backend import to_numpy
+from gpugraph.backend.kernels import run_cpu_kernel
 from gpugraph.engines.path import _partition_cpu as kernels
 from gpugraph.engines.path.partition import LinkedPaths
 
@@ -81,11 +82,12 @@ def path_dependencies(paths, indptr, indices) -> Dependencies:
     traversed = chains.traversed
     n = indptr.size - 1
     extra, single = np.full(n, -1, dtype=indices.dtype), np.zeros(indices.size, dtype=np.int8)
-    kernels.path_ends(traversed.vertices, traversed.arcs, traversed.offsets, chains.next_path, chains.heads,
-                      chains.lengths, extra, single)
+    run_cpu_kernel(kernels.path_ends, traversed.vertices, traversed.arcs, traversed.offsets, chains.next_path,
+                   chains.heads, chains.lengths, extra, single)
     component, emitted = np.empty(n, dtype=indices.dtype), np.empty(n, dtype=indices.dtype)
-    count = kernels.strong_components(indptr, indices, extra, component, emitted)
+    count = run_cpu_kernel(kernels.strong_components, indptr, indices, extra, component, emitted)
     scc, layer = np.empty(chains.num_chains, dtype=np.int64), np.empty(chains.num_chains, dtype=np.int64)
-    num_sccs, largest_scc = kernels.path_layers(indptr, indices, component, emitted, count, traversed.vertices,
-                                                traversed.offsets, chains.heads, chains.lengths, single, scc, layer)
+    num_sccs, largest_scc = run_cpu_kernel(kernels.path_layers, indptr, indices, component, emitted, count,
+                                           traversed.vertices, traversed.offsets, chains.heads, chains.lengths,
+                                           single, scc, layer)
     return Dependencies(scc=scc, layer=layer, num_sccs=int(num_sccs), largest_scc=int(largest_scc))

@@ -23,6 +23,7 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.backend import to_numpy
+from gpugraph.backend.kernels import run_cpu_kernel
 from gpugraph.engines.path import _partition_cpu as kernels
 from gpugraph.errors import InvalidParameterError
 
@@ -94,18 +95,20 @@ class LinkedPaths:
         """Number of chains, the paths :meth:`write` writes."""
         return self.heads.size
 
-    def write(self, order=None) -> Paths:
-        """The chains as paths, chain ``order[i]`` the ``i``-th (default: in order)."""
-        if order is None:
-            order = np.arange(self.num_chains, dtype=np.int64)
+    def write(self, layer=None, num_layers: int = 1) -> Paths:
+        """The chains as paths: sorted by ``layer`` (int64 per chain, below ``num_layers``),
+        in chain order within a layer; all in chain order if ``layer`` is ``None``."""
+        if layer is None:
+            layer = np.zeros(self.num_chains, dtype=np.int64)
         traversed = self.traversed
         positions = traversed.vertices.size - (traversed.num_paths - self.num_chains)  # a joint is written once
         paths = Paths(np.empty(positions, dtype=traversed.vertices.dtype), np.empty(positions, dtype=np.int64),
                       np.empty(self.num_chains + 1, dtype=np.int64))
-        kernels.write_chains(traversed.vertices, traversed.arcs, traversed.offsets, self.next_path, self.heads,
-                             self.lengths, order, paths.vertices, paths.arcs, paths.offsets)
+        order = np.empty(self.num_chains, dtype=self.heads.dtype)
+        run_cpu_kernel(kernels.order_by_layer, layer, int(num_layers), self.lengths, order, paths.offsets)
+        run_cpu_kernel(kernels.write_chains, traversed.vertices, traversed.arcs, traversed.offsets, self.next_path,
+                       self.heads, order, paths.vertices, paths.arcs, paths.offsets)
         return paths
-
 
 def position_dtype(positions: int):
     """``int32`` when ids and positions up to ``positions`` fit in it, else ``int64``: the
@@ -140,17 +143,17 @@ def link_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH) -> Linke
     n, m = indptr.size - 1, indices.size
     ids = position_dtype(2 * m + 1)
     order = np.empty(m, dtype=ids)
-    kernels.visiting_order(indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, order)
+    run_cpu_kernel(kernels.visiting_order, indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, order)
     vertices, arcs = np.empty(2 * m, dtype=indices.dtype), np.empty(2 * m, dtype=ids)
     offsets, next_from = np.empty(m + 1, dtype=ids), np.empty(m, dtype=ids)
     first_from, state = np.full(n, -1, dtype=ids), np.zeros(n, dtype=np.int8)
-    positions, paths = kernels.depth_bounded_paths(
-        indptr, indices, order, kernels.roots_by_degree(indptr), int(max_depth), vertices, arcs, offsets, next_from,
-        first_from, state)
+    roots = run_cpu_kernel(kernels.roots_by_degree, indptr)
+    positions, paths = run_cpu_kernel(kernels.depth_bounded_paths, indptr, indices, order, roots, int(max_depth),
+                                      vertices, arcs, offsets, next_from, first_from, state)
     traversed = Paths(vertices[:positions], arcs[:positions], offsets[:paths + 1])
     next_path, heads, lengths = np.empty(paths, dtype=ids), np.empty(paths, dtype=ids), np.empty(paths, dtype=ids)
-    chains = kernels.merge_head_to_tail(traversed.vertices, traversed.offsets, indptr, state, first_from,
-                                        next_from, int(max_depth), next_path, heads, lengths)
+    chains = run_cpu_kernel(kernels.merge_head_to_tail, traversed.vertices, traversed.offsets, indptr, state,
+                            first_from, next_from, int(max_depth), next_path, heads, lengths)
     return LinkedPaths(traversed, next_path, heads[:chains], lengths[:chains])
 
 
