@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpugraph.algorithms import _scc_cpu
 from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import run_cpu_kernel
 from gpugraph.engines.path import _partition_cpu as kernels
@@ -85,7 +86,7 @@ def path_dependencies(paths, indptr, indices) -> Dependencies:
     run_cpu_kernel(kernels.path_ends, traversed.vertices, traversed.arcs, traversed.offsets, chains.next_path,
                    chains.heads, chains.lengths, extra, single)
     component, emitted = np.empty(n, dtype=indices.dtype), np.empty(n, dtype=indices.dtype)
-    count = run_cpu_kernel(kernels.strong_components, indptr, indices, extra, component, emitted)
+    count = run_cpu_kernel(_scc_cpu.strong_components, indptr, indices, extra, component, emitted)
     scc, layer = np.empty(chains.num_chains, dtype=np.int64), np.empty(chains.num_chains, dtype=np.int64)
     num_sccs, largest_scc = run_cpu_kernel(kernels.path_layers, indptr, indices, component, emitted, count,
                                            traversed.vertices, traversed.offsets, chains.heads, chains.lengths,

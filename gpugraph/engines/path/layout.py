@@ -14,6 +14,7 @@ reads it and pushes to it.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -21,7 +22,7 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.backend import to_numpy
-from gpugraph.backend.kernels import compile_seconds, run_cpu_kernel
+from gpugraph.backend.kernels import run_cpu_kernel
 from gpugraph.engines.path import _partition_cpu as kernels
 from gpugraph.engines.path.dependency import path_dependencies
 from gpugraph.engines.path.partition import link_paths
@@ -47,8 +48,8 @@ class PathLayout:
     num_sccs, largest_scc, num_layers:
         Of the path dependency graph (:class:`~gpugraph.engines.path.dependency.Dependencies`).
     seconds:
-        Preprocessing time: partitioning, dependencies, ordering and chunking (without compiling
-        or loading the kernels).
+        Preprocessing time: partitioning, dependencies, ordering and chunking (the kernels
+        compiled or loaded before it starts).
     """
 
     vertices: np.ndarray
@@ -103,10 +104,15 @@ def build_layout(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH,
     -------
     PathLayout
     """
-    start = time.perf_counter()
-    compiled_before = compile_seconds()
     indptr = np.asarray(to_numpy(indptr), dtype=np.int64)
     indices = to_numpy(indices)
+    _load_kernels(indices.dtype.str)
+    start = time.perf_counter()
+    return PathLayout(**_arrange(indptr, indices, max_depth, chunk_arcs), seconds=time.perf_counter() - start)
+
+
+def _arrange(indptr, indices, max_depth: int, chunk_arcs: int) -> dict:
+    """The fields of :class:`PathLayout` but ``seconds``."""
     linked = link_paths(indptr, indices, max_depth)
     dependencies = path_dependencies(linked, indptr, indices)
     paths = linked.write(dependencies.layer, dependencies.num_layers)  # within a layer, Algorithm 1's order
@@ -116,11 +122,19 @@ def build_layout(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH,
     run_cpu_kernel(kernels.chunk_index, indptr, paths.vertices, paths.arcs, paths.offsets, chunk_offsets,
                    config.PATH_INSERTION_SORT_MAX_ARCS, chunk_mean_degree, source_chunks)
     layer_ends = np.cumsum(np.bincount(dependencies.layer, minlength=dependencies.num_layers))
-    return PathLayout(
-        vertices=paths.vertices, arcs=paths.arcs, offsets=paths.offsets, chunk_offsets=chunk_offsets,
-        source_offsets=indptr.copy(), source_chunks=source_chunks,  # each vertex sends along its out-arcs
-        chunk_layer=np.searchsorted(layer_ends, chunk_offsets[:-1], side="right"),
-        chunk_mean_degree=chunk_mean_degree,
-        num_sccs=dependencies.num_sccs, largest_scc=dependencies.largest_scc, num_layers=dependencies.num_layers,
-        seconds=time.perf_counter() - start - (compile_seconds() - compiled_before),
-    )
+    return {
+        "vertices": paths.vertices, "arcs": paths.arcs, "offsets": paths.offsets, "chunk_offsets": chunk_offsets,
+        "source_offsets": indptr.copy(), "source_chunks": source_chunks,  # each vertex sends along its out-arcs
+        "chunk_layer": np.searchsorted(layer_ends, chunk_offsets[:-1], side="right"),
+        "chunk_mean_degree": chunk_mean_degree, "num_sccs": dependencies.num_sccs,
+        "largest_scc": dependencies.largest_scc, "num_layers": dependencies.num_layers,
+    }
+
+
+@functools.lru_cache(maxsize=None)
+def _load_kernels(index_dtype: str) -> None:
+    """Compile (or load from Numba's cache) the preprocessing kernels for vertex ids of
+    ``index_dtype`` by laying out a tiny graph, so that :attr:`PathLayout.seconds` times the
+    work alone (a first call's kernel time cannot be told apart from its compiling)."""
+    _arrange(np.array([0, 2, 3, 4]), np.array([1, 2, 0, 0], dtype=index_dtype), config.PATH_MAX_DEPTH,
+             config.PATH_CHUNK_ARCS)

@@ -9,10 +9,10 @@ starts a new path. Every arc lies on exactly one path. Short paths are then link
 constraint: if ``x`` has in- and out-degree above one it must be an inner vertex of no other
 path.
 
-The traversal and the linking are sequential Numba loops (about 20 ms on cnr-2000's 3.2 M arcs
-on one core, docs/path-engine.md); sorting each row's arcs into visiting order and writing the
-linked paths out run in parallel. The paper parallelises the traversal itself over subgraphs,
-which cuts paths at subgraph borders and so changes them.
+The traversal and the linking are sequential Numba loops (about 50 and 20 ms on cnr-2000's
+3.2 M arcs on the 2-core development machine, docs/path-engine.md); sorting each row's arcs into
+visiting order and writing the linked paths out run in parallel. The paper parallelises the
+traversal itself over subgraphs, which cuts paths at subgraph borders and so changes them.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class LinkedPaths:
                        self.heads, order, paths.vertices, paths.arcs, paths.offsets)
         return paths
 
-def position_dtype(positions: int):
+def _position_dtype(positions: int):
     """``int32`` when ids and positions up to ``positions`` fit in it, else ``int64``: the
     preprocessing's per-arc arrays at half the memory traffic."""
     return np.int32 if positions < np.iinfo(np.int32).max else np.int64
@@ -141,7 +141,7 @@ def link_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH) -> Linke
     indptr = np.asarray(to_numpy(indptr), dtype=np.int64)
     indices = to_numpy(indices)
     n, m = indptr.size - 1, indices.size
-    ids = position_dtype(2 * m + 1)
+    ids = _position_dtype(2 * m + 1)
     order = np.empty(m, dtype=ids)
     run_cpu_kernel(kernels.visiting_order, indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, order)
     vertices, arcs = np.empty(2 * m, dtype=indices.dtype), np.empty(2 * m, dtype=ids)
@@ -162,10 +162,8 @@ def partition_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH) -> 
 
     Parameters
     ----------
-    indptr, indices:
-        The graph's CSR arrays (any device; the partitioning runs on the host).
-    max_depth:
-        D_MAX, the traversal depth bound; linked paths also stay within this many arcs.
+    indptr, indices, max_depth:
+        As :func:`link_paths`.
 
     Returns
     -------
@@ -175,6 +173,6 @@ def partition_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH) -> 
     Raises
     ------
     InvalidParameterError
-        If ``max_depth`` is below 1.
+        As :func:`link_paths`.
     """
     return link_paths(indptr, indices, max_depth).write()
