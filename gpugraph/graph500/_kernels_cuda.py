@@ -191,14 +191,6 @@ def push(indptr, indices, queue, starts, rows, arcs, ids, stride, offset, seen, 
 
 
 @cuda.jit(device=True, inline=True)
-def _row_if_open(indptr, x, at):
-    """The bounds of unvisited normal ``x``'s row (an empty range when ``at`` is not -1)."""
-    if at == -1:
-        return np.int64(indptr[x]), np.int64(indptr[x + 1])
-    return np.int64(0), np.int64(0)
-
-
-@cuda.jit(device=True, inline=True)
 def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward, depth, parent, nd_indptr, nd_indices,
                   nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, source, tally):
     """What the pass over the normals does for normal ``x`` at depth ``at`` (nn claims only;
@@ -275,27 +267,8 @@ def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nn_ba
         a1 = depth[x1] if x1 < size else np.int32(-2)
         a2 = depth[x2] if x2 < size else np.int32(-2)
         a3 = depth[x3] if x3 < size else np.int32(-2)
-        # Backward dn, first column of the four normals' rows at once (rows are hub-first: most
-        # unvisited normals that a frontier delegate reaches find it there); the rest below.
-        h0 = h1 = h2 = h3 = False
-        c0 = c1 = c2 = c3 = np.int64(0)
-        if dn_backward:
-            s0, e0 = _row_if_open(nd_indptr, x0, a0)
-            s1, e1 = _row_if_open(nd_indptr, x1, a1)
-            s2, e2 = _row_if_open(nd_indptr, x2, a2)
-            s3, e3 = _row_if_open(nd_indptr, x3, a3)
-            c0 = np.int64(nd_indices[s0]) if s0 < e0 else np.int64(0)
-            c1 = np.int64(nd_indices[s1]) if s1 < e1 else np.int64(0)
-            c2 = np.int64(nd_indices[s2]) if s2 < e2 else np.int64(0)
-            c3 = np.int64(nd_indices[s3]) if s3 < e3 else np.int64(0)
-            h0 = s0 < e0 and delegate_depth[c0] == level
-            h1 = s1 < e1 and delegate_depth[c1] == level
-            h2 = s2 < e2 and delegate_depth[c2] == level
-            h3 = s3 < e3 and delegate_depth[c3] == level
-        for x, at, hit, column in ((x0, a0, h0, c0), (x1, a1, h1, c1), (x2, a2, h2, c2), (x3, a3, h3, c3)):
-            if hit:
-                _claim_normal(x, delegate_ids[column], depth, parent, level, nd_indptr, nn_indptr, tally)
-            elif at >= -1:
+        for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
+            if at >= -1:
                 _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, nn_backward, depth, parent, nd_indptr,
                               nd_indices, nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids,
                               np.int64(x) * stride + offset, tally)
