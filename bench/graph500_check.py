@@ -171,8 +171,9 @@ def _kernel_times(searcher, root):
     with profile(activities=[ProfilerActivity.CUDA]) as profiler:
         stats = searcher.search(root)
     kernels = [event for event in profiler.events() if event.device_type.name == "CUDA"]
+    names = [event.name.split("::")[-1].split("[")[0] for event in kernels]
     print("[micro] one search's kernels in order (us):",
-          " ".join(f"{event.name.split('::')[-1].split('[')[0]}={event.device_time:.0f}" for event in kernels), flush=True)
+          " ".join(f"{name}={event.device_time:.0f}" for name, event in zip(names, kernels)), flush=True)
     print("[micro] its frontiers and directions:", stats["frontiers"], stats["directions"], flush=True)
     from gpugraph import config
 

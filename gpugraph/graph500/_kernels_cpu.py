@@ -1,7 +1,7 @@
 """CPU visit kernels of the distributed BFS (private: see :mod:`gpugraph.graph500.bfs`).
 
-Twins of :mod:`gpugraph.graph500._kernels_cuda` with the same arguments (the CUDA forward
-kernel also takes the frontier's degree scan, for edge-balanced work). A vertex's global id is
+Twins of :mod:`gpugraph.graph500._kernels_cuda` with the same arguments (some of which only the
+CUDA kernels use: the arc starts of the edge-balanced forward visits). A vertex's global id is
 ``ids[x]`` when ``ids`` is not empty (delegates), else ``x * stride + offset`` (local normals).
 
 No pass over all vertices builds a level's frontier: whoever claims a local normal for depth
@@ -55,9 +55,9 @@ def _global_id(x, ids, stride, offset):
 def push(indptr, indices, queue, starts, rows, arcs, ids, stride, offset, seen, mark, owner, level, nd_indptr,
          nn_indptr, counts, slot):
     """Forward visit of the rows ``queue[:rows]`` (``starts`` and ``arcs``, the starts of their
-    arcs and their total, serve the CUDA twin's edge balancing). Into local normals (dn, ``mark`` empty): an
-    unvisited column is claimed for depth ``level + 1`` in ``seen`` with the row as parent in
-    ``owner`` and counted in ``counts[slot:]``. Into delegates (dd; ``seen`` the delegate depths):
+    arcs and their total, serve the CUDA twin's edge balancing). Into local normals (dn,
+    ``mark`` empty): an unvisited column is claimed for depth ``level + 1`` in ``seen`` with the
+    row as parent in ``owner`` and counted in ``counts[slot:]``. Into delegates (dd; ``seen`` the delegate depths):
     an unvisited column not yet marked is marked new in ``mark``, with the row as candidate parent
     in ``owner`` (its depth waits for the reduction)."""
     claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
