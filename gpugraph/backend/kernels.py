@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpugraph.errors import DeviceError
+
 
 @dataclass
 class FirstLaunch:
@@ -299,22 +301,30 @@ class BoundLaunch:
         self.type_keys = None
         self.slots = None  # per argument: its ctypes values in the block
         self.block = self.function = None
+        self.unbindable = False  # a cooperative kernel or an argument type the block cannot pack
 
     def __call__(self, blocks: int, threads: int, *args) -> None:
-        """Launch on ``blocks`` blocks of ``threads`` threads with ``args``."""
+        """Launch on ``blocks`` blocks of ``threads`` threads with ``args``.
+
+        Raises
+        ------
+        DeviceError
+            If the driver refuses the launch.
+        """
         if self.backend.simulated:
             launch_cuda_grid(self.kernel, self.backend, blocks, threads, *args)
             return
         if self.block is None or not self._rebind(args):
             launch_cuda_grid(self.kernel, self.backend, blocks, threads, *args)
-            self._bind(args)
+            if not self.unbindable:
+                self._bind(args)
             return
         from cuda.bindings import driver
 
         with self.backend.activate():
             (error,) = driver.cuLaunchKernel(self.function, blocks, 1, 1, threads, 1, 1, 0, 0, self.address, 0)
         if error != driver.CUresult.CUDA_SUCCESS:
-            raise RuntimeError(f"launching {_kernel_name(self.kernel)} failed: {error}")
+            raise DeviceError(f"launching {_kernel_name(self.kernel)} on {blocks} x {threads} threads failed: {error}")
 
     def _bind(self, args) -> None:
         """Pack ``args`` into a new parameter block (after a launch that compiled them)."""
@@ -326,6 +336,7 @@ class BoundLaunch:
             direct = _DirectLaunch.of(self.kernel, args)
         if direct is None or direct.compiled.cooperative:
             self.block = None
+            self.unbindable = direct is not None
             return
         slots = []
         for packer, value in zip(direct.packers, args):
@@ -337,6 +348,7 @@ class BoundLaunch:
                 slots.append([ctypes.c_bool(value)])
             else:  # a type this block does not pack: keep launching through launch_cuda_grid
                 self.block = None
+                self.unbindable = True
                 return
         values = [value for slot in slots for value in slot]
         self.block = (ctypes.c_void_p * len(values))(*[ctypes.addressof(value) for value in values])
