@@ -70,7 +70,7 @@ def main() -> int:
 
     steps = args.steps.split(",")
     if "micro" in steps:
-        _micro(harness, scale, args)
+        _micro(scale, args)
     if "check" in steps:
         run("check", min(18, scale), 8)
         print("compile:", [(item.kernel, round(item.seconds, 2)) for item in compile_report()], flush=True)
@@ -110,24 +110,35 @@ def main() -> int:
     return 0
 
 
-def _micro(harness, scale, args):
+def captured_searcher(scale: int, device: str, roots: int):
+    """One process's harness run (no validation) and the :class:`Searcher` it built: the
+    searcher and the run's first root, for timing primitives on a real graph."""
+    from gpugraph.graph500 import harness
+
+    captured = []
+    plain = harness.Searcher
+
+    class Capturing(plain):
+        def __init__(self, *arguments, **keywords):
+            super().__init__(*arguments, **keywords)
+            captured.append(self)
+
+    harness.Searcher = Capturing
+    try:
+        record = harness.run(scale, processes=1, device=device, roots=roots, validate=False)
+    finally:
+        harness.Searcher = plain
+    return captured[-1], record["roots"][0]
+
+
+def _micro(scale, args):
     """cProfile of searches and primitives timed alone, on a searcher captured from the harness."""
     import cProfile
     import pstats
 
     from gpugraph.backend import to_numpy
 
-    captured = []
-
-    class Capturing(harness.Searcher):
-        def __init__(self, *arguments, **keywords):
-            super().__init__(*arguments, **keywords)
-            captured.append(self)
-
-    harness.Searcher = Capturing
-    record = harness.run(scale, processes=1, device=args.device, roots=2, validate=False)
-    harness.Searcher = Capturing.__mro__[1]
-    searcher, root = captured[-1], record["roots"][0]
+    searcher, root = captured_searcher(scale, args.device, 2)
     searcher.search(root)
     profiler = cProfile.Profile()
     profiler.enable()

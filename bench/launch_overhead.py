@@ -26,25 +26,17 @@ def main() -> int:
     from cuda.core import launch
 
     from gpugraph import config
-    from gpugraph.backend.kernels import _direct_launches, _type_key, launch_cuda_grid
-    from gpugraph.graph500 import harness
+    from gpugraph.backend.kernels import _array_parameters, _direct_launches, _type_key, launch_cuda_grid
+    from graph500_check import captured_searcher
 
-    captured = []
-
-    class Capturing(harness.Searcher):
-        def __init__(self, *arguments, **keywords):
-            super().__init__(*arguments, **keywords)
-            captured.append(self)
-
-    harness.Searcher = Capturing
-    harness.run(args.scale, processes=1, device="cuda", roots=1, validate=False)
-    searcher = captured[-1]
+    searcher, _ = captured_searcher(args.scale, "cuda", 1)
     backend, kernels, graph = searcher.backend, searcher.kernels, searcher.graph
     kernel = kernels.normal_pass
     no_ids = searcher.no_ids
-    arguments = (searcher.depth, searcher.parent, np.int32(99), False, False, False, graph.nd.indptr, graph.nd.indices,
-                 graph.nn.indptr, graph.nn.indices, searcher.delegate_depth, searcher.no_mark, no_ids,
-                 graph.delegate_ids, searcher.stride, searcher.offset, searcher.counts, np.int64(0), no_ids, no_ids)
+    arguments = (searcher.depth, searcher.parent, np.int32(99), False, False, False, False, graph.nd.indptr,
+                 graph.nd.indices, graph.nn.indptr, graph.nn.indices, searcher.delegate_depth, searcher.no_mark,
+                 no_ids, graph.delegate_ids, searcher.stride, searcher.offset, searcher.counts, np.int64(0), no_ids,
+                 no_ids)
     blocks = backend.multiprocessors() * config.GRAPH500_PASS_BLOCKS_PER_SM
     threads = backend.threads_per_block()
     launch_cuda_grid(kernel, backend, blocks, threads, *arguments)
@@ -64,7 +56,7 @@ def main() -> int:
     parameters = []
     for packer, value in zip(direct.packers, arguments):
         if packer is None:
-            parameters += [0, 0, value.size, value.itemsize, value.data.ptr, *value.shape, *value.strides]
+            parameters += _array_parameters(value)
         elif isinstance(packer, type):
             parameters.append(packer(value))
         else:
