@@ -1,4 +1,4 @@
-"""Host time of one kernel launch, three ways, on the graph500 pass over the normals (20 arguments).
+"""Host time of one kernel launch, three ways, on the graph500 pass over the normals (18 arguments).
 
 1. ``launch_cuda_grid`` as the library calls it (type key, cached direct launch, cuda.core);
 2. cuda.core's ``launch`` with the parameter list packed once;
@@ -33,10 +33,9 @@ def main() -> int:
     backend, kernels, graph = searcher.backend, searcher.kernels, searcher.graph
     kernel = kernels.normal_pass
     no_ids = searcher.no_ids
-    arguments = (searcher.depth, searcher.parent, np.int32(99), False, False, False, False, graph.nd.indptr,
-                 graph.nd.indices, graph.nn.indptr, graph.nn.indices, searcher.delegate_depth, searcher.no_mark,
-                 no_ids, graph.delegate_ids, searcher.stride, searcher.offset, searcher.counts, np.int64(0), no_ids,
-                 no_ids)
+    arguments = (searcher.depth, searcher.parent, np.int32(99), np.int64(0), graph.nd.indptr, graph.nd.indices,
+                 graph.nn.indptr, graph.nn.indices, searcher.delegate_depth, searcher.no_mark, no_ids,
+                 graph.delegate_ids, searcher.stride, searcher.offset, searcher.counts, np.int64(0), no_ids, no_ids)
     blocks = backend.multiprocessors() * config.GRAPH500_PASS_BLOCKS_PER_SM
     threads = backend.threads_per_block()
     launch_cuda_grid(kernel, backend, blocks, threads, *arguments)

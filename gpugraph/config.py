@@ -290,3 +290,10 @@ GRAPH500_CLOSE_BLOCKS_PER_SM = 2
 GRAPH500_PULL_THREADS = 64
 #: ... and blocks per multiprocessor, each looping over the queued long rows.
 GRAPH500_PULL_BLOCKS_PER_SM = 16
+#: Blocks per multiprocessor of the edge-balanced forward visits of delegate rows (CUDA; their
+#: threads step through the frontier's arcs together).
+GRAPH500_PUSH_BLOCKS_PER_SM = 32
+#: Levels of a search one GPU process launches before it reads the counters (each level plans
+#: itself on the device; those after the last find nothing to do and cost a few microseconds a
+#: kernel). Kronecker graphs of scale 20-26 take 7-9 levels: one batch, read once.
+GRAPH500_LEVELS_AHEAD = 10

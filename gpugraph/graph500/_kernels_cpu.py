@@ -41,7 +41,26 @@ UNVISITED_ND, UNVISITED_NN = 2 * SLOT, 2 * SLOT + 1
 #: nn pairs reserved so far in the level (several processes); then, on the GPU, the long rows
 #: queued by the backward dd and nd visits (``_kernels_cuda.pull_delegates``). Zeroed per level.
 PAIRS, LONG_DD, LONG_DN = 2 * SLOT + 2, 2 * SLOT + 3, 2 * SLOT + 4
-COUNTER_CELLS = 2 * SLOT + 5
+#: The level's plan, written by :func:`decide` at the level's start and read by every visit
+#: kernel of the level, so the host launches a level without reading the counters: the search
+#: is over (one process: no frontier left), the visits to run (bits below), the kinds going
+#: backward (kept from level to level).
+PLAN_DONE, PLAN_VISITS, PLAN_BACKWARD = 2 * SLOT + 5, 2 * SLOT + 6, 2 * SLOT + 7
+#: Visits of a level (bits of ``counts[PLAN_VISITS]``): backward dd, forward dd, backward nd
+#: (through the dn rows), forward dn, then those of the pass over the normals.
+PULL_DD, PUSH_DD, PULL_DN, PUSH_DN = 1, 2, 4, 8
+ND_FORWARD, NN_FORWARD, DN_BACKWARD, NN_BACKWARD = 16, 32, 64, 128
+PASS_VISITS = ND_FORWARD | NN_FORWARD | DN_BACKWARD | NN_BACKWARD
+#: Bits of ``counts[PLAN_BACKWARD]``: ``1 << k`` for the k-th kind of dd, dn, nd, nn.
+BACKWARD_DD, BACKWARD_DN, BACKWARD_ND, BACKWARD_NN = 1, 2, 4, 8
+#: From here on a row of HISTORY_CELLS per level of a batch (the host reads them after the
+#: batch): the normal and delegate frontier sizes and the kinds going backward.
+HISTORY, HISTORY_CELLS = 2 * SLOT + 8, 3
+
+
+def counter_cells(levels_ahead: int) -> int:
+    """Cells of ``counts`` for batches of up to ``levels_ahead`` levels."""
+    return HISTORY + HISTORY_CELLS * levels_ahead
 
 
 @njit(cache=True, inline="always")
@@ -52,14 +71,18 @@ def _global_id(x, ids, stride, offset):
 
 
 @njit(parallel=True, cache=True)
-def push(indptr, indices, queue, starts, rows, arcs, ids, stride, offset, seen, mark, owner, level, nd_indptr,
-         nn_indptr, counts, slot):
-    """Forward visit of the rows ``queue[:rows]`` (``starts`` and ``arcs``, the starts of their
-    arcs and their total, serve the CUDA twin's edge balancing). Into local normals (dn,
+def push(indptr, indices, queue, starts, queue_cell, ids, stride, offset, seen, mark, owner, level, nd_indptr,
+         nn_indptr, counts, slot, visit):
+    """Forward visit of the rows of ``queue`` (its length and their arcs packed in
+    ``counts[queue_cell]``; ``starts``, where each row's arcs begin, serves the CUDA twin's edge
+    balancing), if the level's plan has ``visit``. Into local normals (dn,
     ``mark`` empty): an unvisited column is claimed for depth ``level + 1`` in ``seen`` with the
     row as parent in ``owner`` and counted in ``counts[slot:]``. Into delegates (dd; ``seen`` the delegate depths):
     an unvisited column not yet marked is marked new in ``mark``, with the row as candidate parent
     in ``owner`` (its depth waits for the reduction)."""
+    if counts[PLAN_VISITS] & visit == 0:
+        return
+    rows = counts[queue_cell] >> ARC_BITS
     claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
     for item in prange(rows):
         row = queue[item]
@@ -94,10 +117,10 @@ def _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn):
 
 
 @njit(parallel=True, cache=True)
-def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nn_backward, nd_indptr, nd_indices,
-                nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, stride, offset, counts, slot,
-                pair_targets, pair_sources):
-    """One pass over the local normals. A normal at depth ``level`` visits forward its nd arcs
+def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
+                candidate, delegate_ids, stride, offset, counts, slot, pair_targets, pair_sources):
+    """One pass over the local normals for the visits of the level's plan that ``allowed`` (bits)
+    lets it run; none: nothing to do. A normal at depth ``level`` visits forward its nd arcs
     (``nd_forward``: marks unvisited delegates new, itself their candidate) and its nn arcs
     (``nn_forward``: claims unvisited normals; with several processes, when ``pair_targets`` is
     not empty, writes (target, source) pairs of global ids instead, at places reserved in
@@ -105,6 +128,11 @@ def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nn_ba
     ``level`` (``dn_backward``), failing that from its first nn column at depth ``level``
     (``nn_backward``: one process only, where nn columns are local indices). Claims are counted
     in ``counts[slot:]``."""
+    visits = counts[PLAN_VISITS] & allowed
+    if visits == 0:
+        return
+    nd_forward, nn_forward = visits & ND_FORWARD != 0, visits & NN_FORWARD != 0
+    dn_backward, nn_backward = visits & DN_BACKWARD != 0, visits & NN_BACKWARD != 0
     claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
     pairs = pair_targets.size > 0
     for x in prange(depth.size):
@@ -182,10 +210,12 @@ def apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, co
 
 @njit(parallel=True, cache=True)
 def pull_delegates(indptr, indices, new, candidate, level, delegate_depth, column_depth, column_ids, stride,
-                   offset):
-    """Backward visit into delegates (dd through dd rows, nd through dn rows): an unvisited
-    delegate not yet found marks itself new with its first column at depth ``level`` as
-    candidate parent."""
+                   offset, counts, visit):
+    """Backward visit into delegates (dd through dd rows, nd through dn rows), if the level's plan
+    has ``visit``: an unvisited delegate not yet found marks itself new with its first column at
+    depth ``level`` as candidate parent."""
+    if counts[PLAN_VISITS] & visit == 0:
+        return
     for row in prange(delegate_depth.size):
         if delegate_depth[row] < 0 and new[row] == 0:
             for position in range(indptr[row], indptr[row + 1]):
@@ -203,7 +233,9 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, 
     two queues of the next level's frontier (with the starts of their arcs), the mask is cleared,
     and the slot ``counts[slot:]`` gets the delegate numbers of the next level; the slot
     ``counts[spent_slot:]`` (read at this level's start) is zeroed for the claims of the next
-    level."""
+    level. Nothing once the search is over (``counts[PLAN_DONE]``)."""
+    if counts[PLAN_DONE]:
+        return
     for cell in range(SLOT):
         counts[spent_slot + cell] = 0
     unvisited_dd = unvisited_dn = 0
@@ -222,13 +254,71 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, 
             unvisited_dn += np.int64(dn_degree[x] > 0)
     counts[slot + UNVISITED_DD] += unvisited_dd
     counts[slot + UNVISITED_DN] += unvisited_dn
-    counts[PAIRS:] = 0
+    counts[PAIRS:LONG_DN + 1] = 0
+
+
+@njit(cache=True)
+def decide(counts, slot, factors, direction_optimizing, alone, row):
+    """A level's plan (``counts[PLAN_DONE:HISTORY]``) from its numbers in ``counts[slot:]``, and
+    its row ``row`` of the history. Each of dd, dn, nd (and nn when ``alone``: one process)
+    chooses its direction by Pan et al. §IV-B: forward work ``FV`` is the frontier's arcs of that
+    kind, backward work ``BV = |U| (q + s) / q`` with ``U`` the unvisited sources of the reversed
+    subgraph, ``q`` the frontier and ``s`` the unvisited sources of the forward one; a kind goes
+    backward when ``FV > factors[2k] * BV`` and forward again when ``FV < factors[2k + 1] * BV``;
+    a kind with no frontier keeps its way. A visit is planned when its side has a frontier and
+    it has arcs to follow (forward) or vertices to find (backward). Alone, an empty frontier ends
+    the search; with several processes the host decides that (the frontier is global). The CUDA
+    twin compiles this function's Python source."""
+    q_normal, fv_nd, fv_nn = counts[slot + Q_NORMAL], counts[slot + FV_ND], counts[slot + FV_NN]
+    q_delegate = counts[slot + DD_QUEUE] >> ARC_BITS
+    fv_dd, fv_dn = counts[slot + DD_QUEUE] & ARC_MASK, counts[slot + DN_QUEUE] & ARC_MASK
+    unvisited_dd, unvisited_dn = counts[slot + UNVISITED_DD], counts[slot + UNVISITED_DN]
+    unvisited_nd, unvisited_nn = counts[UNVISITED_ND], counts[UNVISITED_NN]
+    backward = counts[PLAN_BACKWARD]
+    if direction_optimizing:
+        # Per kind: FV, q, the unvisited sources of the forward and of the reversed subgraph.
+        numbers = ((fv_dd, q_delegate, unvisited_dd, unvisited_dd), (fv_dn, q_delegate, unvisited_dn, unvisited_nd),
+                   (fv_nd, q_normal, unvisited_nd, unvisited_dn), (fv_nn, q_normal, unvisited_nn, unvisited_nn))
+        for kind in range(4 if alone else 3):
+            forward_work, frontier, unvisited_forward, unvisited_backward = numbers[kind]
+            bit = np.int64(1) << kind
+            if frontier > 0:
+                backward_work = np.float64(unvisited_backward) * (frontier + unvisited_forward) / frontier
+                if backward & bit == 0 and forward_work > factors[2 * kind] * backward_work:
+                    backward |= bit
+                elif backward & bit != 0 and forward_work < factors[2 * kind + 1] * backward_work:
+                    backward &= ~bit
+    visits = np.int64(0)
+    if q_delegate > 0:
+        if backward & BACKWARD_DD == 0:
+            visits |= PUSH_DD if fv_dd > 0 else 0
+        elif unvisited_dd > 0:
+            visits |= PULL_DD
+        if backward & BACKWARD_DN == 0:
+            visits |= PUSH_DN if fv_dn > 0 else 0
+        elif unvisited_nd > 0:
+            visits |= DN_BACKWARD
+    if q_normal > 0:
+        if backward & BACKWARD_ND == 0:
+            visits |= ND_FORWARD if fv_nd > 0 else 0
+        elif unvisited_dn > 0:
+            visits |= PULL_DN
+        if backward & BACKWARD_NN == 0:
+            visits |= NN_FORWARD if fv_nn > 0 else 0
+        elif unvisited_nn > 0:
+            visits |= NN_BACKWARD
+    counts[PLAN_BACKWARD] = backward
+    counts[PLAN_VISITS] = visits
+    counts[PLAN_DONE] = 1 if alone and q_normal + q_delegate == 0 else 0
+    counts[HISTORY + HISTORY_CELLS * row] = q_normal
+    counts[HISTORY + HISTORY_CELLS * row + 1] = q_delegate
+    counts[HISTORY + HISTORY_CELLS * row + 2] = backward
 
 
 @njit(cache=True)
 def start(depth, parent, new, candidate, root_local, root_delegate, root, nd_indptr, nn_indptr, counts,
           unvisited_nd, unvisited_nn):
-    """A search's first state: the counters zeroed, the root at depth 0 (a local normal,
+    """A search's first state: the counters (and the plan) zeroed, the root at depth 0 (a local normal,
     ``root_local`` >= 0, counted in slot 0) or marked new (a delegate, ``root_delegate`` >= 0,
     for :func:`close_delegates` with ``level = -1``). ``depth`` and ``parent`` are all -1."""
     counts[:] = 0

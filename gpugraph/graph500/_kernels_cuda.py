@@ -21,15 +21,22 @@ import numpy as np
 
 from gpugraph.backend.cuda_device import last_at_most, thread_index
 from gpugraph.backend.numba_cuda import load_numba_cuda
+from gpugraph.graph500 import _kernels_cpu
 from gpugraph.graph500._kernels_cpu import (
     ARC_BITS,
     ARC_MASK,
     DD_QUEUE,
+    DN_BACKWARD,
     DN_QUEUE,
     FV_ND,
     FV_NN,
     LONG_DN,
+    ND_FORWARD,
+    NN_BACKWARD,
+    NN_FORWARD,
     PAIRS,
+    PLAN_DONE,
+    PLAN_VISITS,
     Q_NORMAL,
     SLOT,
     UNVISITED_DD,
@@ -168,10 +175,15 @@ def _probe(indices, position, end, column_depth, level):
 
 
 @cuda.jit(cache=True)
-def push(indptr, indices, queue, starts, rows, arcs, ids, stride, offset, seen, mark, owner, level, nd_indptr,
-         nn_indptr, counts, slot):
-    """Forward visit of the delegate rows ``queue[:rows]`` (dd into delegates, dn into normals),
-    edge-balanced over their ``arcs`` arcs (``starts``: where each row's arcs begin)."""
+def push(indptr, indices, queue, starts, queue_cell, ids, stride, offset, seen, mark, owner, level, nd_indptr,
+         nn_indptr, counts, slot, visit):
+    """Forward visit of the delegate rows of ``queue`` (dd into delegates, dn into normals) if the
+    level's plan has ``visit``, edge-balanced over their arcs (``counts[queue_cell]`` packs the
+    rows and the arcs; ``starts``: where each row's arcs begin)."""
+    if counts[PLAN_VISITS] & visit == 0:
+        return
+    rows = counts[queue_cell] >> ARC_BITS
+    arcs = counts[queue_cell] & ARC_MASK
     block = cuda.shared.array(TALLIES, np.int64)
     tally = cuda.local.array(TALLIES, np.int64)
     for cell in range(TALLIES):
@@ -240,14 +252,18 @@ def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward
 
 
 @cuda.jit(cache=True)
-def normal_pass(depth, parent, level, nd_forward, nn_forward, dn_backward, nn_backward, nd_indptr, nd_indices,
-                nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, stride, offset, counts, slot,
-                pair_targets, pair_sources):
+def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
+                candidate, delegate_ids, stride, offset, counts, slot, pair_targets, pair_sources):
     """One pass over the local normals (``_kernels_cpu.normal_pass``). A block steps through
     tiles of :data:`VERTICES_PER_THREAD` x ``blockDim`` normals, a thread taking every
     ``blockDim``-th normal of the tile with the depth loads issued together (one load in flight
     per thread left a pass over idle levels at a third of the memory bandwidth); every thread
     of a block takes the same steps, so the nn pairs can be placed a tile at a time."""
+    visits = counts[PLAN_VISITS] & allowed
+    if visits == 0:
+        return
+    nd_forward, nn_forward = visits & ND_FORWARD != 0, visits & NN_FORWARD != 0
+    dn_backward, nn_backward = visits & DN_BACKWARD != 0, visits & NN_BACKWARD != 0
     block = cuda.shared.array(TALLIES, np.int64)
     places = cuda.shared.array(2, np.int64)
     tally = cuda.local.array(TALLIES, np.int64)
@@ -303,11 +319,14 @@ def apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, co
 
 @cuda.jit(cache=True)
 def pull_delegates(indptr, indices, new, candidate, level, delegate_depth, column_depth, column_ids, stride,
-                   offset, long_rows, counts, cell):
-    """Backward visit into delegates through dd or dn rows, first part: a thread per delegate
+                   offset, counts, visit, long_rows, cell):
+    """Backward visit into delegates through dd or dn rows if the level's plan has ``visit``,
+    first part: a thread per delegate
     probes the first :data:`PROBE` columns of its row (rows are hub-first, so most unvisited
     delegates stop here); rows with more columns and no hit yet are queued in ``long_rows``
     (``counts[cell]`` of them, zero at the start) for :func:`pull_long_rows`."""
+    if counts[PLAN_VISITS] & visit == 0:
+        return
     places = cuda.shared.array(2, np.int64)
     size = delegate_depth.size
     step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
@@ -364,6 +383,8 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, 
                     slot, spent_slot):
     """End of a level (``_kernels_cpu.close_delegates``), a thread per delegate; a block reserves
     its run of each queue, and of the arcs behind it, with one atomic add of a packed cell."""
+    if counts[PLAN_DONE]:
+        return
     block = cuda.shared.array(2, np.int64)
     places = cuda.shared.array(RESERVE_CELLS, np.int64)
     if cuda.blockIdx.x == 0 and cuda.threadIdx.x < SLOT:
@@ -409,6 +430,16 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, 
             cuda.atomic.add(counts, slot + UNVISITED_DD, block[0])
         if block[1]:
             cuda.atomic.add(counts, slot + UNVISITED_DN, block[1])
+
+
+_decide = cuda.jit(device=True)(_kernels_cpu.decide.py_func)
+
+
+@cuda.jit(cache=True)
+def decide(counts, slot, factors, direction_optimizing, alone, row):
+    """The level's plan (``_kernels_cpu.decide``, compiled from its source); one thread."""
+    if thread_index() == 0:
+        _decide(counts, slot, factors, direction_optimizing, alone, row)
 
 
 @cuda.jit(cache=True)

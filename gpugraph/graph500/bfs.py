@@ -35,9 +35,11 @@ compare-and-swap, and the claims add up the next level's frontier size, its nd a
 the unvisited normals with nd arcs in a device counter array; the normal frontier is then
 visited by one pass over the normals (nd and nn forward, dn and nn backward together). The delegates
 found in a level are closed by one kernel over the delegates, which also queues them (the
-frontier of the delegates' forward visits) and counts what the next decisions need. So a level
-costs one read of the counters (the only synchronisation), a pass over the normals, a pass over
-the delegates and the visits of the directions chosen.
+frontier of the delegates' forward visits) and counts what the next decisions need. The
+decisions are made on the device too: a one-thread kernel turns the counters into the level's
+plan (directions, and which visits run), which every visit kernel reads; so one process on a GPU
+launches a batch of levels without waiting and reads the counters once after it. A level costs
+a pass over the normals, a pass over the delegates and the visits of the directions chosen.
 """
 
 from __future__ import annotations
@@ -80,6 +82,11 @@ class Options:
     profile:
         Synchronise the device around each phase and time it (``stats["phases"]``); slows the
         search a little.
+    levels_ahead:
+        Levels one process launches before it reads the counters (each level plans itself on
+        the device; levels past the end do nothing). ``None``: ``config.GRAPH500_LEVELS_AHEAD``
+        on a GPU, 1 on the CPU and the CUDA simulator (where a launch costs more than a level).
+        Several processes and profiling go level by level.
     """
 
     direction_optimizing: bool = True
@@ -88,6 +95,7 @@ class Options:
     local_all2all: bool = False
     factors: dict = field(default_factory=lambda: dict(config.GRAPH500_DIRECTION_FACTORS))
     profile: bool = False
+    levels_ahead: int | None = None
 
 
 class Group:
@@ -190,6 +198,8 @@ class Searcher:
         unknown = set(self.options.factors) ^ set(DIRECTED_KINDS)
         if unknown:
             raise InvalidParameterError(f"direction factors are needed for exactly {', '.join(DIRECTED_KINDS)}")
+        if self.options.levels_ahead is not None and self.options.levels_ahead < 1:
+            raise InvalidParameterError(f"levels_ahead must be at least 1, not {self.options.levels_ahead}")
         backend = group.backend
         self.backend, self.xp = backend, backend.xp
         xp = self.xp
@@ -203,7 +213,12 @@ class Searcher:
             self.degree = {name: getattr(subgraphs, name).degree() for name in ("dd", "dn")}
             self.unvisited_nd = int(xp.count_nonzero(subgraphs.nd.degree()))
             self.unvisited_nn = int(xp.count_nonzero(subgraphs.nn.degree()))
-            self.counts = xp.zeros(kernel_cells.COUNTER_CELLS, dtype=np.int64)
+            # Counters, the level's plan and the history of a batch of levels (_kernels_cpu).
+            self.levels_ahead = self.options.levels_ahead or (
+                config.GRAPH500_LEVELS_AHEAD if backend.is_cuda and not backend.simulated else 1)
+            self.counts = xp.zeros(kernel_cells.counter_cells(self.levels_ahead), dtype=np.int64)
+            self.factors = xp.asarray([factor for kind in DIRECTED_KINDS for factor in self.options.factors[kind]],
+                                      dtype=np.float64)
             # The delegate frontier, queued once for its dd rows and once for its dn rows, each
             # queue with the starts of its rows' arcs (close_delegates).
             self.queues = {kind: (xp.empty(d, dtype=np.int32), xp.empty(d, dtype=np.int64)) for kind in ("dd", "dn")}
@@ -232,6 +247,11 @@ class Searcher:
         """Search from global vertex ``root``; the tree stays in the state until the next search
         (:meth:`parents`).
 
+        One process on a GPU launches a batch of ``config.GRAPH500_LEVELS_AHEAD`` levels without
+        waiting: each level's plan is made on the device (``_kernels_cpu.decide``) and the
+        levels after the last one find nothing to do; one read of the counters after the batch
+        tells where the search ended. Several processes, the CPU and profiling go level by level.
+
         Returns
         -------
         dict
@@ -252,46 +272,66 @@ class Searcher:
             raise VertexIdError(f"BFS root {root} is outside [0, {graph.num_vertices - 1}]")
         stats = {"directions": [], "frontiers": [], "phases": dict.fromkeys(PHASES, 0.0), "nn_pairs_sent": 0,
                  "nn_messages": 0, "level_seconds": []}
-        backward = dict.fromkeys(DIRECTED_KINDS, False)
+        alone = self.group.size == 1
+        batch = self.levels_ahead if alone and not self.options.profile else 1
         with self.backend.activate():
             self.backend.synchronize()
             started = time.perf_counter()
             self._reset(int(root))
             level = 0
             while True:
-                level_began = time.perf_counter()
-                numbers = _Level.read(self._timed(stats, "counters", self._read_counts), level)
-                if self.group.size > 1:
-                    q_normal_total = int(self.group.allreduce([numbers.q_normal])[0])
-                else:
-                    q_normal_total = numbers.q_normal
-                if q_normal_total + numbers.q_delegate == 0:
+                numbers = None
+                if not alone:  # the frontier is global; the nn pairs' buffers need the arcs
+                    numbers = _Level.read(self._timed(stats, "counters", self._read_counts), level)
+                    if int(self.group.allreduce([numbers.q_normal])[0]) + numbers.q_delegate == 0:
+                        break
+                for row in range(batch):
+                    self._level(level + row, row, numbers, stats)
+                levels = self._record(self._timed(stats, "counters", self._read_counts), batch, stats)
+                level += levels
+                if levels < batch:
+                    del stats["level_seconds"][level:]  # profiling: the level that found no frontier
                     break
-                if self.options.direction_optimizing:
-                    self._decide_all(backward, numbers)
-                stats["directions"].append({kind: "backward" if backward[kind] else "forward"
-                                            for kind in DIRECTED_KINDS})
-                stats["frontiers"].append((numbers.q_normal, numbers.q_delegate))
-                next_slot = np.int64(((level + 1) % 2) * kernel_cells.SLOT)
-                self._timed(stats, "delegate_visits", self._delegate_visits, level, backward, numbers, next_slot)
-                reduction = self.group.start_allreduce(self.new, "max")
-                if self.options.blocking_reduction:
-                    self._timed(stats, "delegate_reduction", reduction.wait)
-                pairs = self._timed(stats, "normal_visits", self._normal_visits, level, backward, numbers, next_slot)
-                self._timed(stats, "normal_exchange", self._exchange_pairs, pairs, level, next_slot, stats)
-                if not self.options.blocking_reduction:
-                    self._timed(stats, "delegate_reduction", reduction.wait)
-                self._timed(stats, "close", self._close, level)
-                if self.options.profile:
-                    self.backend.synchronize()
-                    stats["level_seconds"].append(time.perf_counter() - level_began)
-                level += 1
             if self.group.size > 1:
                 self.group.allreduce_array(self.candidate, "max")
             self.backend.synchronize()
         stats["seconds"] = time.perf_counter() - started
         stats["levels"] = level
         return stats
+
+    def _level(self, level: int, row: int, numbers: "_Level | None", stats: dict):
+        """Launch level ``level`` (its plan's history in row ``row``); ``numbers``: the level's
+        counters as read by the host (several processes), else ``None``."""
+        began = time.perf_counter()
+        slot = np.int64((level % 2) * kernel_cells.SLOT)
+        next_slot = np.int64(((level + 1) % 2) * kernel_cells.SLOT)
+        self._timed(stats, "counters", self._decide, slot, row)
+        self._timed(stats, "delegate_visits", self._delegate_visits, level, slot, next_slot)
+        reduction = self.group.start_allreduce(self.new, "max")
+        if self.options.blocking_reduction:
+            self._timed(stats, "delegate_reduction", reduction.wait)
+        pairs = self._timed(stats, "normal_visits", self._normal_visits, level, slot, next_slot, numbers)
+        self._timed(stats, "normal_exchange", self._exchange_pairs, pairs, level, next_slot, stats)
+        if not self.options.blocking_reduction:
+            self._timed(stats, "delegate_reduction", reduction.wait)
+        self._timed(stats, "close", self._close, level)
+        if self.options.profile:
+            self.backend.synchronize()
+            stats["level_seconds"].append(time.perf_counter() - began)
+
+    def _record(self, counts: np.ndarray, batch: int, stats: dict) -> int:
+        """The frontiers and directions of a batch's levels from the history rows in ``counts``
+        (read after the batch) into ``stats``; returns how many of them had a frontier (alone:
+        the search ended at the first that had none; several processes: the host checked)."""
+        for row in range(batch):
+            q_normal, q_delegate, backward = (int(value) for value in counts[kernel_cells.HISTORY:][
+                row * kernel_cells.HISTORY_CELLS:][:kernel_cells.HISTORY_CELLS])
+            if self.group.size == 1 and q_normal + q_delegate == 0:
+                return row
+            stats["directions"].append({kind: "backward" if backward >> bit & 1 else "forward"
+                                        for bit, kind in enumerate(DIRECTED_KINDS)})
+            stats["frontiers"].append((q_normal, q_delegate))
+        return batch
 
     def _reset(self, root: int):
         """Every vertex unvisited, the root at depth 0 and the counters of level 0."""
@@ -335,25 +375,14 @@ class Searcher:
             return to_numpy(self.counts)
         return self.counts.get(out=self._pinned_counts)
 
-    def _decide_all(self, backward: dict, numbers: "_Level"):
-        """Directions of this level's visits (nn only when this process runs alone)."""
-        self._decide(backward, "dd", numbers.fv_dd, numbers.q_delegate, numbers.unvisited_dd, numbers.unvisited_dd)
-        self._decide(backward, "dn", numbers.fv_dn, numbers.q_delegate, numbers.unvisited_dn, numbers.unvisited_nd)
-        self._decide(backward, "nd", numbers.fv_nd, numbers.q_normal, numbers.unvisited_nd, numbers.unvisited_dn)
-        if self.group.size == 1:
-            self._decide(backward, "nn", numbers.fv_nn, numbers.q_normal, numbers.unvisited_nn, numbers.unvisited_nn)
-
-    def _decide(self, backward: dict, kind: str, forward_work: int, frontier: int, unvisited_forward: int,
-                unvisited_backward: int):
-        """Pan et al. §IV-B for one kind (module docstring); a kind with no frontier keeps its way."""
-        if frontier == 0:
-            return
-        backward_work = unvisited_backward * (frontier + unvisited_forward) / frontier
-        factor0, factor1 = self.options.factors[kind]
-        if not backward[kind] and forward_work > factor0 * backward_work:
-            backward[kind] = True
-        elif backward[kind] and forward_work < factor1 * backward_work:
-            backward[kind] = False
+    def _decide(self, slot, row: int):
+        """The plan of the level whose numbers are in counter slot ``slot`` (``_kernels_cpu.decide``)."""
+        arguments = (self.counts, slot, self.factors, self.options.direction_optimizing, self.group.size == 1,
+                     np.int64(row))
+        if self.backend.is_cuda:
+            self._gpu("decide", 1, 1, *arguments)
+        else:
+            run_cpu_kernel(self.kernels.decide, *arguments)
 
     def _close(self, level: int):
         """The delegates found in ``level`` join the next one; its counter slot gets their numbers
@@ -371,40 +400,35 @@ class Searcher:
             run_cpu_kernel(self.kernels.close_delegates, *arguments)
 
     # --- the two streams -------------------------------------------------------------------------
-    def _delegate_visits(self, level, backward, numbers: "_Level", next_slot):
-        """dd and nd visits, which mark the delegates they find in ``new``. With one process the
-        forward nd visit joins the pass over the normals (:meth:`_normal_visits`). A kind whose
-        frontier is empty, or with no unvisited vertex to find, is skipped."""
-        graph = self.graph
+    def _delegate_visits(self, level, slot, next_slot):
+        """dd and nd visits, which mark the delegates they find in ``new`` (each runs if the
+        level's plan has it). With one process the forward nd visit joins the pass over the normals
+        (:meth:`_normal_visits`)."""
+        graph, cells = self.graph, kernel_cells
         level = np.int32(level)
-        if numbers.q_delegate and numbers.unvisited_dd and backward["dd"]:
-            self._pull_delegates("dd", level, self.delegate_depth, graph.delegate_ids)
-        elif numbers.q_delegate and numbers.fv_dd and not backward["dd"]:
-            self._push("dd", numbers.q_delegate, numbers.fv_dd, graph.delegate_ids, self.delegate_depth, self.new,
-                       self.candidate, level, next_slot)
-        if numbers.q_normal and numbers.unvisited_dn and backward["nd"]:
-            self._pull_delegates("dn", level, self.depth, self.no_ids)
-        elif numbers.q_normal and numbers.fv_nd and not backward["nd"] and self.group.size > 1:
-            self._normal_pass(level, next_slot, nd_forward=True)
+        self._pull_delegates("dd", level, self.delegate_depth, graph.delegate_ids, cells.PULL_DD)
+        self._push("dd", slot, graph.delegate_ids, self.delegate_depth, self.new, self.candidate, level, next_slot,
+                   cells.PUSH_DD)
+        self._pull_delegates("dn", level, self.depth, self.no_ids, cells.PULL_DN)
+        if self.group.size > 1:
+            self._normal_pass(level, next_slot, cells.ND_FORWARD)
 
-    def _normal_visits(self, level, backward, numbers: "_Level", next_slot):
-        """dn and nn visits (and nd forward with one process); returns the nn pairs
-        ``(targets, sources)`` to send (``None`` when there are none, or one process, where the nn
-        visit claims its targets directly)."""
-        xp = self.xp
+    def _normal_visits(self, level, slot, next_slot, numbers: "_Level | None"):
+        """dn and nn visits (and nd forward with one process), as the level's plan has them;
+        returns the nn pairs ``(targets, sources)`` to send (``None`` when there are none, or one
+        process, where the nn visit claims its targets directly). With several processes nn is
+        always forward (``numbers``: the level's counters, read by the host)."""
+        xp, cells = self.xp, kernel_cells
         level = np.int32(level)
-        if numbers.q_delegate and numbers.fv_dn and not backward["dn"]:
-            self._push("dn", numbers.q_delegate, numbers.fv_dn, self.graph.delegate_ids, self.depth, self.no_mark,
-                       self.parent, level, next_slot)
-        nd_forward = self.group.size == 1 and bool(numbers.q_normal and numbers.fv_nd) and not backward["nd"]
-        nn_forward = bool(numbers.q_normal and numbers.fv_nn) and not backward["nn"]
-        dn_backward = bool(numbers.q_delegate and numbers.unvisited_nd) and backward["dn"]
-        nn_backward = bool(numbers.q_normal and numbers.unvisited_nn) and backward["nn"]
+        self._push("dn", slot, self.graph.delegate_ids, self.depth, self.no_mark, self.parent, level, next_slot,
+                   cells.PUSH_DN)
+        if self.group.size == 1:
+            self._normal_pass(level, next_slot, cells.PASS_VISITS)
+            return None
         pairs = None
-        if nn_forward and self.group.size > 1:
+        if numbers.q_normal and numbers.fv_nn:
             pairs = (xp.empty(numbers.fv_nn, dtype=np.int64), xp.empty(numbers.fv_nn, dtype=np.int64))
-        if nd_forward or nn_forward or dn_backward or nn_backward:
-            self._normal_pass(level, next_slot, nd_forward, nn_forward, dn_backward, nn_backward, pairs)
+        self._normal_pass(level, next_slot, cells.PASS_VISITS & ~cells.ND_FORWARD, pairs)
         return pairs
 
     def _exchange_pairs(self, pairs, level: int, next_slot, stats: dict):
@@ -455,58 +479,63 @@ class Searcher:
             self._cpu(self.kernels.apply_pairs, *arguments)
 
     # --- kernel launches -------------------------------------------------------------------------
-    def _push(self, kind: str, rows: int, arcs: int, ids, seen, mark, owner, level, next_slot):
-        """A forward visit of the ``rows`` delegates of the frontier along their ``kind`` arcs
-        (``arcs`` of them in all; the other arguments as ``_kernels_cpu.push`` takes them): on the
-        GPU edge-balanced (delegate rows are long and skewed) over the queue of that kind."""
+    def _push(self, kind: str, slot, ids, seen, mark, owner, level, next_slot, visit: int):
+        """A forward visit of the delegate frontier along its ``kind`` arcs, if the level's plan
+        has ``visit`` (the other arguments as ``_kernels_cpu.push`` takes them); on the GPU
+        edge-balanced over the queue of that kind (delegate rows are long and skewed)."""
         graph = self.graph
         csr = getattr(graph, kind)
-        arguments = (csr.indptr, csr.indices, *self.queues[kind], np.int64(rows), np.int64(arcs), ids, self.stride,
-                     self.offset, seen, mark, owner, level, graph.nd.indptr, graph.nn.indptr, self.counts, next_slot)
+        queue_cell = slot + (kernel_cells.DD_QUEUE if kind == "dd" else kernel_cells.DN_QUEUE)
+        arguments = (csr.indptr, csr.indices, *self.queues[kind], np.int64(queue_cell), ids, self.stride, self.offset,
+                     seen, mark, owner, level, graph.nd.indptr, graph.nn.indptr, self.counts, next_slot,
+                     np.int64(visit))
         if self.backend.is_cuda:
             backend = self.backend
-            blocks = min(backend.blocks_for(arcs), max(1, backend.multiprocessors()) * 32)
+            blocks = min(backend.blocks_for(int(csr.indices.size)),
+                         max(1, backend.multiprocessors()) * config.GRAPH500_PUSH_BLOCKS_PER_SM)
             self._gpu("push", blocks, backend.threads_per_block(), *arguments, key=kind)
         else:
             self._cpu(self.kernels.push, *arguments)
 
-    def _normal_pass(self, level, next_slot, nd_forward=False, nn_forward=False, dn_backward=False, nn_backward=False,
-                     pairs=None):
-        """``_kernels_cpu.normal_pass`` with the visits asked for."""
+    def _normal_pass(self, level, next_slot, allowed: int, pairs=None):
+        """``_kernels_cpu.normal_pass`` with the visits of the level's plan among ``allowed``."""
         graph, no_ids = self.graph, self.no_ids
         targets, sources = pairs if pairs is not None else (no_ids, no_ids)
         # Without the nd visit the delegate marks are not passed: a non-blocking reduction may be
         # writing them (and the CUDA simulator copies every argument back after the kernel).
+        nd_forward = allowed & kernel_cells.ND_FORWARD
         new, candidate = (self.new, self.candidate) if nd_forward else (self.no_mark, no_ids)
-        arguments = (self.depth, self.parent, np.int32(level), nd_forward, nn_forward, dn_backward, nn_backward,
-                     graph.nd.indptr, graph.nd.indices, graph.nn.indptr, graph.nn.indices, self.delegate_depth, new,
-                     candidate, graph.delegate_ids, self.stride, self.offset, self.counts, next_slot, targets, sources)
+        arguments = (self.depth, self.parent, np.int32(level), np.int64(allowed), graph.nd.indptr, graph.nd.indices,
+                     graph.nn.indptr, graph.nn.indices, self.delegate_depth, new, candidate, graph.delegate_ids,
+                     self.stride, self.offset, self.counts, next_slot, targets, sources)
         if self.backend.is_cuda:
             backend = self.backend
             blocks = min(backend.blocks_for(graph.num_local),
                          max(1, backend.multiprocessors()) * config.GRAPH500_PASS_BLOCKS_PER_SM)
-            self._gpu("normal_pass", blocks, backend.threads_per_block(), *arguments)
+            self._gpu("normal_pass", blocks, backend.threads_per_block(), *arguments, key=str(nd_forward))
         else:
             self._cpu(self.kernels.normal_pass, *arguments)
 
-    def _pull_delegates(self, kind: str, level, column_depth, column_ids):
-        """Backward dd (``kind="dd"``) or nd (through the dn rows) for the unvisited delegates; on
-        the GPU a thread per delegate tries the first columns, then a block per remaining long row
-        (``_kernels_cuda.pull_delegates``, ``pull_long_rows``)."""
+    def _pull_delegates(self, kind: str, level, column_depth, column_ids, visit: int):
+        """Backward dd (``kind="dd"``) or nd (through the dn rows) for the unvisited delegates, if
+        the level's plan has ``visit``; on the GPU a thread per delegate tries the first columns,
+        then a block per remaining long row (``_kernels_cuda.pull_delegates``, ``pull_long_rows``,
+        which finds no rows queued when the visit did not run)."""
         csr = getattr(self.graph, kind)
         arguments = (csr.indptr, csr.indices, self.new, self.candidate, level, self.delegate_depth, column_depth,
                      column_ids, self.stride, self.offset)
         if not self.backend.is_cuda:
-            self._cpu(self.kernels.pull_delegates, *arguments)
+            self._cpu(self.kernels.pull_delegates, *arguments, self.counts, np.int64(visit))
             return
         backend = self.backend
-        queue = (self.long_rows, self.counts, np.int64(kernel_cells.LONG_DD if kind == "dd" else kernel_cells.LONG_DN))
+        cell = np.int64(kernel_cells.LONG_DD if kind == "dd" else kernel_cells.LONG_DN)
         blocks = min(backend.blocks_for(int(self.new.size)),
                      max(1, backend.multiprocessors()) * config.GRAPH500_PASS_BLOCKS_PER_SM)
-        self._gpu("pull_delegates", blocks, backend.threads_per_block(), *arguments, *queue, key=kind)
-        blocks = max(1, backend.multiprocessors() * config.GRAPH500_PULL_BLOCKS_PER_SM)
-        self._gpu("pull_long_rows", blocks, config.GRAPH500_PULL_THREADS, *arguments[:5], *arguments[6:], *queue,
-                  key=kind)
+        self._gpu("pull_delegates", blocks, backend.threads_per_block(), *arguments, self.counts, np.int64(visit),
+                  self.long_rows, cell, key=kind)
+        blocks = max(1, min(int(self.new.size), backend.multiprocessors() * config.GRAPH500_PULL_BLOCKS_PER_SM))
+        self._gpu("pull_long_rows", blocks, config.GRAPH500_PULL_THREADS, *arguments[:5], *arguments[6:],
+                  self.long_rows, self.counts, cell, key=kind)
 
     def _gpu(self, name: str, blocks: int, threads: int, *arguments, key: str = ""):
         """Launch CUDA kernel ``name`` through this searcher's :class:`BoundLaunch` for it (one per

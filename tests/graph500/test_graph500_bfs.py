@@ -87,6 +87,23 @@ def test_nn_goes_backward_on_one_process(device):
     np.testing.assert_array_equal(outcome["levels"], _hops(sources, targets, n, root))
 
 
+@pytest.mark.parametrize("levels_ahead", [1, 2, 3, 20])
+def test_levels_in_batches_plan_themselves_like_levels_one_by_one(levels_ahead):
+    """Levels launched ahead of the counters' read (as on a GPU) make the same search: the same
+    tree, levels, frontiers and directions, whether the search ends inside a batch or after it."""
+    sources, targets, n = _edges(scale=10)
+    root = int(np.argmax(np.bincount(sources, minlength=n)))
+    one_by_one = _searcher(sources, targets, n)
+    reference = one_by_one.search(root)
+    searcher = _searcher(sources, targets, n, options=Options(levels_ahead=levels_ahead))
+    stats = searcher.search(root)
+    for key in ("levels", "frontiers", "directions"):
+        assert stats[key] == reference[key], key
+    np.testing.assert_array_equal(searcher.parents(), one_by_one.parents())
+    with pytest.raises(InvalidParameterError, match="levels_ahead"):
+        _searcher(sources, targets, n, options=Options(levels_ahead=0))
+
+
 def test_a_delegate_root_and_an_isolated_root():
     # A star (hub 0 is a delegate at TH 2) plus an isolated vertex 9 and a separate edge 7-8.
     sources = np.array([0, 0, 0, 0, 1, 7])
@@ -261,9 +278,10 @@ def test_estimated_edges_without_validation_match_the_validated_count():
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
 @pytest.mark.parametrize("options, threshold", [(Options(), None), (Options(direction_optimizing=False), None),
-                                                (Options(), 2)])
+                                                (Options(levels_ahead=3), 2)])
 def test_cuda_kernels_under_the_simulator(options, threshold):
-    """Threshold 2 makes most vertices delegates: long delegate rows go through pull_long_rows."""
+    """Threshold 2 makes most vertices delegates: long delegate rows go through pull_long_rows;
+    there the levels go in batches of three (as on a GPU), ending inside a batch or after one."""
     record = harness.run(6, processes=1, device="cuda", roots=2, options=options, edge_factor=8, threshold=threshold)
     reference = harness.run(6, processes=1, device="cpu", roots=2, options=options, edge_factor=8,
                             threshold=threshold)
@@ -294,23 +312,25 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
     nd, nn, counts = graph.nd, graph.nn, searcher.counts
     tail = (level, nd.indptr, nn.indptr, counts, slot)
     pairs = (np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64))
+    visit = np.int64(1)
     launches = [
-        (kernels.push, (graph.dd.indptr, graph.dd.indices, queue, scan, np.int64(4), np.int64(4), ids, p, offset,
-                        searcher.delegate_depth, searcher.new, searcher.candidate, *tail)),
-        (kernels.push, (graph.dn.indptr, graph.dn.indices, queue, scan, np.int64(4), np.int64(4), ids, p, offset,
-                        searcher.depth, searcher.no_mark, searcher.parent, *tail)),
-        (kernels.normal_pass, (searcher.depth, searcher.parent, level, True, True, True, True, nd.indptr, nd.indices,
+        (kernels.push, (graph.dd.indptr, graph.dd.indices, queue, scan, np.int64(3), ids, p, offset,
+                        searcher.delegate_depth, searcher.new, searcher.candidate, *tail, visit)),
+        (kernels.push, (graph.dn.indptr, graph.dn.indices, queue, scan, np.int64(4), ids, p, offset,
+                        searcher.depth, searcher.no_mark, searcher.parent, *tail, visit)),
+        (kernels.normal_pass, (searcher.depth, searcher.parent, level, np.int64(240), nd.indptr, nd.indices,
                                nn.indptr, nn.indices, searcher.delegate_depth, searcher.new, searcher.candidate, ids, p,
                                offset, counts, slot, *pairs)),
         (kernels.apply_pairs, (*pairs, searcher.depth, searcher.parent, *tail)),
         (kernels.pull_delegates, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
-                                  searcher.delegate_depth, searcher.delegate_depth, ids, p, offset, queue, counts,
-                                  slot)),
+                                  searcher.delegate_depth, searcher.delegate_depth, ids, p, offset, counts, visit,
+                                  queue, slot)),
         (kernels.pull_long_rows, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
                                   searcher.delegate_depth, ids, p, offset, queue, counts, slot)),
         (kernels.close_delegates, (searcher.new, searcher.delegate_depth, level, searcher.degree["dd"],
                                    searcher.degree["dn"], *searcher.queues["dd"], *searcher.queues["dn"], counts, slot,
                                    np.int64(0))),
+        (kernels.decide, (counts, slot, searcher.factors, True, True, np.int64(0))),
         (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, np.int64(0), np.int64(-1),
                          np.int64(0), nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5))),
     ]
