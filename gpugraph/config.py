@@ -295,5 +295,5 @@ GRAPH500_PULL_BLOCKS_PER_SM = 16
 GRAPH500_PUSH_BLOCKS_PER_SM = 32
 #: Levels of a search one GPU process launches before it reads the counters (each level plans
 #: itself on the device; those after the last find nothing to do and cost a few microseconds a
-#: kernel). Kronecker graphs of scale 20-26 take 7-9 levels: one batch, read once.
-GRAPH500_LEVELS_AHEAD = 10
+#: kernel). Searches of Kronecker graphs at scale 24 end after 7-8 levels: one batch, read once.
+GRAPH500_LEVELS_AHEAD = 9

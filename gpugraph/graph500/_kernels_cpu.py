@@ -58,6 +58,16 @@ BACKWARD_DD, BACKWARD_DN, BACKWARD_ND, BACKWARD_NN = 1, 2, 4, 8
 HISTORY, HISTORY_CELLS = 2 * SLOT + 8, 3
 
 
+#: Local normals come in segments of ``1 << SEGMENT_BITS`` (the CUDA pass over the normals runs
+#: with blocks of that length), flagged in ``flags`` (int32, three runs of a cell per segment):
+#: holds part of the frontier of an even level, of an odd level (the level's number, written by
+#: whoever claims a normal), and open (not 0: may still hold a normal left to find backward). The
+#: CUDA pass skips the segments with nothing to do; ``with_arcs`` (a bit per normal, 32 to a
+#: word) tells it which unvisited normals can still be found. The CPU kernels take both and
+#: leave them: their pass is over the vertices anyway.
+SEGMENT_BITS = 7
+
+
 def counter_cells(levels_ahead: int) -> int:
     """Cells of ``counts`` for batches of up to ``levels_ahead`` levels."""
     return HISTORY + HISTORY_CELLS * levels_ahead
@@ -72,7 +82,7 @@ def _global_id(x, ids, stride, offset):
 
 @njit(parallel=True, cache=True)
 def push(indptr, indices, queue, starts, queue_cell, ids, stride, offset, seen, mark, owner, level, nd_indptr,
-         nn_indptr, counts, slot, visit):
+         nn_indptr, counts, slot, visit, flags):
     """Forward visit of the rows of ``queue`` (its length and their arcs packed in
     ``counts[queue_cell]``; ``starts``, where each row's arcs begin, serves the CUDA twin's edge
     balancing), if the level's plan has ``visit``. Into local normals (dn,
@@ -118,7 +128,7 @@ def _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn):
 
 @njit(parallel=True, cache=True)
 def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
-                candidate, delegate_ids, stride, offset, counts, slot, pair_targets, pair_sources):
+                candidate, delegate_ids, stride, offset, counts, slot, flags, with_arcs, pair_targets, pair_sources):
     """One pass over the local normals for the visits of the level's plan that ``allowed`` (bits)
     lets it run; none: nothing to do. A normal at depth ``level`` visits forward its nd arcs
     (``nd_forward``: marks unvisited delegates new, itself their candidate) and its nn arcs
@@ -190,7 +200,7 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
 
 
 @njit(parallel=True, cache=True)
-def apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, counts, slot):
+def apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, counts, slot, flags):
     """Received nn visits (``targets``: local indices): unvisited targets are claimed for depth
     ``level + 1`` and counted in ``counts[slot:]``."""
     claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
@@ -317,7 +327,7 @@ def decide(counts, slot, factors, direction_optimizing, alone, row):
 
 @njit(cache=True)
 def start(depth, parent, new, candidate, root_local, root_delegate, root, nd_indptr, nn_indptr, counts,
-          unvisited_nd, unvisited_nn):
+          unvisited_nd, unvisited_nn, flags):
     """A search's first state: the counters (and the plan) zeroed, the root at depth 0 (a local normal,
     ``root_local`` >= 0, counted in slot 0) or marked new (a delegate, ``root_delegate`` >= 0,
     for :func:`close_delegates` with ``level = -1``). ``depth`` and ``parent`` are all -1."""

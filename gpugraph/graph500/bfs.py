@@ -173,6 +173,14 @@ class _Level:
                    unvisited_nn=int(counts[cells.UNVISITED_NN]))
 
 
+def _bits(xp, mask):
+    """``mask`` (bool per item) as bits, 32 to a uint32 word, item ``i`` at bit ``i % 32`` of word
+    ``i // 32``."""
+    host = np.packbits(to_numpy(mask), bitorder="little")
+    host = np.concatenate((host, np.zeros(-host.size % 4, dtype=np.uint8)))
+    return xp.asarray(host.view(np.uint32))
+
+
 class _Done:
     def wait(self):
         return None
@@ -211,6 +219,10 @@ class Searcher:
             self.new = xp.zeros(d, dtype=np.uint8)
             self.candidate = xp.full(d, -1, dtype=np.int64)
             self.degree = {name: getattr(subgraphs, name).degree() for name in ("dd", "dn")}
+            # Segment flags of the local normals and which normals have arcs (_kernels_cpu).
+            segments = -(-subgraphs.num_local // (1 << kernel_cells.SEGMENT_BITS))
+            self.flags = xp.empty(3 * segments, dtype=np.int32)
+            self.with_arcs = _bits(xp, (subgraphs.nd.degree() > 0) | (subgraphs.nn.degree() > 0))
             self.unvisited_nd = int(xp.count_nonzero(subgraphs.nd.degree()))
             self.unvisited_nn = int(xp.count_nonzero(subgraphs.nn.degree()))
             # Counters, the level's plan and the history of a batch of levels (_kernels_cpu).
@@ -340,8 +352,10 @@ class Searcher:
         # on a GPU by a byte memset (-1 is all ones), several times faster than CuPy's fill.
         if self.backend.is_cuda and not self.backend.simulated:
             self.depth.data.memset_async(0xFF, self.depth.nbytes)
+            self.flags.data.memset_async(0xFF, self.flags.nbytes)
         else:
             self.depth.fill(-1)
+            self.flags.fill(-1)
         self.delegate_depth.fill(-1)
         self.candidate.fill(-1)
         root_local = root_delegate = -1
@@ -352,7 +366,7 @@ class Searcher:
             root_local = root // graph.layout.processes
         arguments = (self.depth, self.parent, self.new, self.candidate, np.int64(root_local), np.int64(root_delegate),
                      np.int64(root), graph.nd.indptr, graph.nn.indptr, self.counts, np.int64(self.unvisited_nd),
-                     np.int64(self.unvisited_nn))
+                     np.int64(self.unvisited_nn), self.flags)
         if self.backend.is_cuda:
             self._gpu("start", 1, 1, *arguments)
         else:
@@ -471,7 +485,7 @@ class Searcher:
     def _apply(self, targets, sources, level: int, next_slot):
         graph = self.graph
         arguments = (targets, sources, self.depth, self.parent, np.int32(level), graph.nd.indptr, graph.nn.indptr,
-                     self.counts, next_slot)
+                     self.counts, next_slot, self.flags)
         if self.backend.is_cuda:
             backend = self.backend
             self._gpu("apply_pairs", backend.blocks_for(int(targets.size)), backend.threads_per_block(), *arguments)
@@ -488,7 +502,7 @@ class Searcher:
         queue_cell = slot + (kernel_cells.DD_QUEUE if kind == "dd" else kernel_cells.DN_QUEUE)
         arguments = (csr.indptr, csr.indices, *self.queues[kind], np.int64(queue_cell), ids, self.stride, self.offset,
                      seen, mark, owner, level, graph.nd.indptr, graph.nn.indptr, self.counts, next_slot,
-                     np.int64(visit))
+                     np.int64(visit), self.flags)
         if self.backend.is_cuda:
             backend = self.backend
             blocks = min(backend.blocks_for(int(csr.indices.size)),
@@ -507,12 +521,13 @@ class Searcher:
         new, candidate = (self.new, self.candidate) if nd_forward else (self.no_mark, no_ids)
         arguments = (self.depth, self.parent, np.int32(level), np.int64(allowed), graph.nd.indptr, graph.nd.indices,
                      graph.nn.indptr, graph.nn.indices, self.delegate_depth, new, candidate, graph.delegate_ids,
-                     self.stride, self.offset, self.counts, next_slot, targets, sources)
+                     self.stride, self.offset, self.counts, next_slot, self.flags, self.with_arcs, targets, sources)
         if self.backend.is_cuda:
             backend = self.backend
-            blocks = min(backend.blocks_for(graph.num_local),
+            segment = 1 << kernel_cells.SEGMENT_BITS  # a block a segment
+            blocks = min(-(-graph.num_local // segment),
                          max(1, backend.multiprocessors()) * config.GRAPH500_PASS_BLOCKS_PER_SM)
-            self._gpu("normal_pass", blocks, backend.threads_per_block(), *arguments, key=str(nd_forward))
+            self._gpu("normal_pass", max(1, blocks), segment, *arguments, key=str(nd_forward))
         else:
             self._cpu(self.kernels.normal_pass, *arguments)
 

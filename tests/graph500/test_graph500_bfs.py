@@ -104,6 +104,31 @@ def test_levels_in_batches_plan_themselves_like_levels_one_by_one(levels_ahead):
         _searcher(sources, targets, n, options=Options(levels_ahead=0))
 
 
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+def test_cuda_pass_skips_segments_and_finds_the_same_tree(monkeypatch):
+    """Segments of 32 normals (128 on a GPU; the simulator reads the constant when the kernel
+    runs): the CUDA pass over the normals skips segments without frontier or open normals, and
+    closes segments after backward visits, yet its levels and tree are those of the CPU pass."""
+    from gpugraph.graph500 import _kernels_cpu, _kernels_cuda
+
+    monkeypatch.setattr(_kernels_cpu, "SEGMENT_BITS", 5)
+    monkeypatch.setattr(_kernels_cuda, "SEGMENT_BITS", 5)
+    sources, targets, n = _edges(scale=8)
+    root = int(np.argmax(np.bincount(sources, minlength=n)))
+    cpu = _searcher(sources, targets, n)
+    reference = cpu.search(root)
+    searcher = _searcher(sources, targets, n, device="cuda", options=Options(levels_ahead=4))
+    assert searcher.flags.size == 3 * (searcher.graph.num_local // 32)
+    stats = searcher.search(root)
+    assert stats["levels"] == reference["levels"] and stats["frontiers"] == reference["frontiers"]
+    assert any(step["dn"] == "backward" for step in stats["directions"])
+    outcome = validate(sources, targets, n, root, searcher.parents())
+    np.testing.assert_array_equal(outcome["levels"], _hops(sources, targets, n, root))
+    closed = searcher.flags[2 * searcher.flags.size // 3:] == 0
+    assert closed.any()
+
+
 def test_a_delegate_root_and_an_isolated_root():
     # A star (hub 0 is a delegate at TH 2) plus an isolated vertex 9 and a separate edge 7-8.
     sources = np.array([0, 0, 0, 0, 1, 7])
@@ -309,19 +334,19 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
     scan = np.arange(5, dtype=np.int64)
     level, p, offset, slot = np.int32(1), np.int64(1), np.int64(0), np.int64(8)
     ids, no_ids = graph.delegate_ids, searcher.no_ids
-    nd, nn, counts = graph.nd, graph.nn, searcher.counts
+    nd, nn, counts, flags = graph.nd, graph.nn, searcher.counts, searcher.flags
     tail = (level, nd.indptr, nn.indptr, counts, slot)
     pairs = (np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64))
     visit = np.int64(1)
     launches = [
         (kernels.push, (graph.dd.indptr, graph.dd.indices, queue, scan, np.int64(3), ids, p, offset,
-                        searcher.delegate_depth, searcher.new, searcher.candidate, *tail, visit)),
+                        searcher.delegate_depth, searcher.new, searcher.candidate, *tail, visit, flags)),
         (kernels.push, (graph.dn.indptr, graph.dn.indices, queue, scan, np.int64(4), ids, p, offset,
-                        searcher.depth, searcher.no_mark, searcher.parent, *tail, visit)),
+                        searcher.depth, searcher.no_mark, searcher.parent, *tail, visit, flags)),
         (kernels.normal_pass, (searcher.depth, searcher.parent, level, np.int64(240), nd.indptr, nd.indices,
                                nn.indptr, nn.indices, searcher.delegate_depth, searcher.new, searcher.candidate, ids, p,
-                               offset, counts, slot, *pairs)),
-        (kernels.apply_pairs, (*pairs, searcher.depth, searcher.parent, *tail)),
+                               offset, counts, slot, flags, searcher.with_arcs, *pairs)),
+        (kernels.apply_pairs, (*pairs, searcher.depth, searcher.parent, *tail, flags)),
         (kernels.pull_delegates, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
                                   searcher.delegate_depth, searcher.delegate_depth, ids, p, offset, counts, visit,
                                   queue, slot)),
@@ -332,7 +357,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                                    np.int64(0))),
         (kernels.decide, (counts, slot, searcher.factors, True, True, np.int64(0))),
         (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, np.int64(0), np.int64(-1),
-                         np.int64(0), nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5))),
+                         np.int64(0), nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5), flags)),
     ]
     for kernel, arguments in launches:
         assert ".target sm_90" in ptx_of(kernel, arguments), kernel
