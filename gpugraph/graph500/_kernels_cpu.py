@@ -59,12 +59,11 @@ HISTORY, HISTORY_CELLS = 2 * SLOT + 8, 3
 
 
 #: Local normals come in segments of ``1 << SEGMENT_BITS`` (the CUDA pass over the normals runs
-#: with blocks of that length), flagged in ``flags`` (int32, three runs of a cell per segment):
-#: holds part of the frontier of an even level, of an odd level (the level's number, written by
-#: whoever claims a normal), and open (not 0: may still hold a normal left to find backward). The
-#: CUDA pass skips the segments with nothing to do; ``with_arcs`` (a bit per normal, 32 to a
-#: word) tells it which unvisited normals can still be found. The CPU kernels take both and
-#: leave them: their pass is over the vertices anyway.
+#: with blocks of that length), with flags in ``flags`` (int32, three runs of a cell per
+#: segment): holds part of the frontier of an even level, of an odd level (the level's number,
+#: written by whoever claims a normal), and how many of its normals with arcs are unvisited
+#: (claims count down). The CUDA pass skips the segments with nothing to do. The CPU kernels
+#: take the flags and leave them: their pass is over the vertices anyway.
 SEGMENT_BITS = 7
 
 
@@ -128,7 +127,7 @@ def _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn):
 
 @njit(parallel=True, cache=True)
 def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
-                candidate, delegate_ids, stride, offset, counts, slot, flags, with_arcs, pair_targets, pair_sources):
+                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources):
     """One pass over the local normals for the visits of the level's plan that ``allowed`` (bits)
     lets it run; none: nothing to do. A normal at depth ``level`` visits forward its nd arcs
     (``nd_forward``: marks unvisited delegates new, itself their candidate) and its nn arcs

@@ -71,10 +71,12 @@ def _global_id(x, ids, stride, offset):
 @cuda.jit(device=True, inline=True)
 def _claim_normal(target, source, depth, parent, level, nd_indptr, nn_indptr, tally, flags):
     """Claim local normal ``target`` for depth ``level + 1`` (compare-and-swap: one winner), tally
-    it and flag its segment as holding part of that level's frontier."""
+    it and flag its segment: part of that level's frontier, one normal fewer left to find."""
     if depth[target] < 0 and cuda.atomic.cas(depth, target, -1, level + 1) == -1:
         parent[target] = source
-        flags[((level + 1) % 2) * (flags.size // 3) + (target >> SEGMENT_BITS)] = level + 1
+        segments = flags.size // 3
+        segment = target >> SEGMENT_BITS
+        flags[((level + 1) % 2) * segments + segment] = level + 1
         degree = nd_indptr[target + 1] - nd_indptr[target]
         nn_degree = nn_indptr[target + 1] - nn_indptr[target]
         tally[0] += 1
@@ -84,6 +86,8 @@ def _claim_normal(target, source, depth, parent, level, nd_indptr, nn_indptr, ta
             tally[3] += 1
         if nn_degree > 0:
             tally[4] += 1
+        if degree > 0 or nn_degree > 0:
+            cuda.atomic.sub(flags, 2 * segments + segment, 1)
 
 
 @cuda.jit(device=True, inline=True)
@@ -207,10 +211,9 @@ def push(indptr, indices, queue, starts, queue_cell, ids, stride, offset, seen, 
 
 @cuda.jit(device=True, inline=True)
 def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward, depth, parent, nd_indptr, nd_indices,
-                  nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, source, tally, flags, with_arcs):
+                  nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, source, tally, flags):
     """What the pass over the normals does for normal ``x`` at depth ``at`` (nn claims only;
-    the nn pairs of several processes are written by the caller). Returns whether ``x`` is left
-    unvisited with arcs after a backward visit (so its segment stays open)."""
+    the nn pairs of several processes are written by the caller)."""
     if at == level:
         if nd_forward:
             for position in range(nd_indptr[x], nd_indptr[x + 1]):
@@ -253,42 +256,25 @@ def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward
                     break
         if found >= 0:
             _claim_normal(x, found, depth, parent, level, nd_indptr, nn_indptr, tally, flags)
-            return False
-        return (np.int64(with_arcs[x >> 5]) >> (x & 31)) & 1 != 0
-    return False
 
 
 @cuda.jit(device=True, inline=True)
-def _depth_if_needed(depth, x, segment, flags, level, forward, backward):
-    """``depth[x]`` if the pass has work in ``segment`` (the same for the whole block): frontier
-    normals to visit forward, or normals left to find backward; else -2 (skip)."""
-    segments = flags.size // 3
-    if x >= depth.size or segment >= segments:
-        return np.int32(-2)
-    if (forward and flags[(level % 2) * segments + segment] == level) or (backward and flags[2 * segments + segment]):
-        return depth[x]
-    return np.int32(-2)
-
-
-@cuda.jit(device=True, inline=True)
-def _close_segment(flags, segment, still_open):
-    """After a backward visit of ``segment`` (every thread of the block calls it): closed for the
-    rest of the search when no thread left a normal unvisited with arcs."""
-    if not cuda.syncthreads_or(np.int32(still_open)) and cuda.threadIdx.x == 0 and segment < flags.size // 3:
-        flags[2 * (flags.size // 3) + segment] = 0
+def _segment_flag(flags, run, segment):
+    """Segment ``segment``'s flag in run ``run`` (0, 1: frontier of even, odd levels; 2: normals
+    left to find); a segment past the end reads the last cell (its normals are past the end too)."""
+    return flags[min(run * (flags.size // 3) + segment, flags.size - 1)]
 
 
 @cuda.jit(cache=True)
 def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
-                candidate, delegate_ids, stride, offset, counts, slot, flags, with_arcs, pair_targets, pair_sources):
+                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources):
     """One pass over the local normals (``_kernels_cpu.normal_pass``). A block steps through
     tiles of :data:`VERTICES_PER_THREAD` segments (``blockDim`` must be a segment's length), a
-    thread taking a normal of each with the depth loads issued together (one load in flight per
-    thread left a pass over idle levels at a third of the memory bandwidth). A segment is
-    skipped when the flags say it has nothing to do: no frontier normal for the forward visits
-    and, for the backward ones, no normal left unvisited with arcs (closed by an earlier backward
-    pass). Every thread of a block takes the same steps, so the nn pairs can be placed a tile at a
-    time."""
+    thread taking a normal of each. The segments' flags are loaded together, then the depths of
+    the segments with something to do (one load in flight per thread left a pass over idle
+    levels at a third of the memory bandwidth): frontier normals for the forward visits, normals
+    left to find for the backward ones. Every thread of a block takes the same steps, so the nn
+    pairs can be placed a tile at a time."""
     visits = counts[PLAN_VISITS] & allowed
     if visits == 0:
         return
@@ -304,34 +290,33 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
     visit_nn = nn_forward and not pairs
     size = depth.size
     width = cuda.blockDim.x
+    frontier_run = level % 2
     step = np.int64(cuda.gridDim.x) * width * VERTICES_PER_THREAD
     for tile in range(np.int64(cuda.blockIdx.x) * width * VERTICES_PER_THREAD, size, step):
         s0 = tile >> SEGMENT_BITS
+        f0, f1 = _segment_flag(flags, frontier_run, s0), _segment_flag(flags, frontier_run, s0 + 1)
+        f2, f3 = _segment_flag(flags, frontier_run, s0 + 2), _segment_flag(flags, frontier_run, s0 + 3)
+        o0, o1 = _segment_flag(flags, 2, s0), _segment_flag(flags, 2, s0 + 1)
+        o2, o3 = _segment_flag(flags, 2, s0 + 2), _segment_flag(flags, 2, s0 + 3)
         x0 = tile + cuda.threadIdx.x
-        a0 = _depth_if_needed(depth, x0, s0, flags, level, forward, backward)
-        a1 = _depth_if_needed(depth, x0 + width, s0 + 1, flags, level, forward, backward)
-        a2 = _depth_if_needed(depth, x0 + 2 * width, s0 + 2, flags, level, forward, backward)
-        a3 = _depth_if_needed(depth, x0 + 3 * width, s0 + 3, flags, level, forward, backward)
-        for row, at in ((0, a0), (1, a1), (2, a2), (3, a3)):
-            x = x0 + row * width
-            still_open = False
+        x1, x2, x3 = x0 + width, x0 + 2 * width, x0 + 3 * width
+        a0 = depth[x0] if x0 < size and ((forward and f0 == level) or (backward and o0 > 0)) else np.int32(-2)
+        a1 = depth[x1] if x1 < size and ((forward and f1 == level) or (backward and o1 > 0)) else np.int32(-2)
+        a2 = depth[x2] if x2 < size and ((forward and f2 == level) or (backward and o2 > 0)) else np.int32(-2)
+        a3 = depth[x3] if x3 < size and ((forward and f3 == level) or (backward and o3 > 0)) else np.int32(-2)
+        for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
             if at >= -1:
-                still_open = _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, nn_backward, depth, parent,
-                                           nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
-                                           candidate, delegate_ids, np.int64(x) * stride + offset, tally, flags,
-                                           with_arcs)
-            if backward:
-                _close_segment(flags, s0 + row, still_open)
+                _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, nn_backward, depth, parent, nd_indptr,
+                              nd_indices, nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids,
+                              np.int64(x) * stride + offset, tally, flags)
         if nn_forward and pairs:  # the same for the whole grid
             count = np.int64(0)
-            for row, at in ((0, a0), (1, a1), (2, a2), (3, a3)):
+            for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
                 if at == level:
-                    x = x0 + row * width
                     count += nn_indptr[x + 1] - nn_indptr[x]
             place = _reserve(places, counts, PAIRS, count)
-            for row, at in ((0, a0), (1, a1), (2, a2), (3, a3)):
+            for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
                 if at == level:
-                    x = x0 + row * width
                     source = np.int64(x) * stride + offset
                     for position in range(nn_indptr[x], nn_indptr[x + 1]):
                         pair_targets[place] = nn_indices[position]
@@ -487,6 +472,8 @@ def start(depth, parent, new, candidate, root_local, root_delegate, root, nd_ind
             flags[root_local >> SEGMENT_BITS] = 0
             degree = nd_indptr[root_local + 1] - nd_indptr[root_local]
             nn_degree = nn_indptr[root_local + 1] - nn_indptr[root_local]
+            if degree > 0 or nn_degree > 0:
+                flags[2 * (flags.size // 3) + (root_local >> SEGMENT_BITS)] -= 1
             counts[Q_NORMAL] = 1
             counts[FV_ND] = degree
             counts[FV_NN] = nn_degree

@@ -173,14 +173,6 @@ class _Level:
                    unvisited_nn=int(counts[cells.UNVISITED_NN]))
 
 
-def _bits(xp, mask):
-    """``mask`` (bool per item) as bits, 32 to a uint32 word, item ``i`` at bit ``i % 32`` of word
-    ``i // 32``."""
-    host = np.packbits(to_numpy(mask), bitorder="little")
-    host = np.concatenate((host, np.zeros(-host.size % 4, dtype=np.uint8)))
-    return xp.asarray(host.view(np.uint32))
-
-
 class _Done:
     def wait(self):
         return None
@@ -219,10 +211,14 @@ class Searcher:
             self.new = xp.zeros(d, dtype=np.uint8)
             self.candidate = xp.full(d, -1, dtype=np.int64)
             self.degree = {name: getattr(subgraphs, name).degree() for name in ("dd", "dn")}
-            # Segment flags of the local normals and which normals have arcs (_kernels_cpu).
-            segments = -(-subgraphs.num_local // (1 << kernel_cells.SEGMENT_BITS))
+            # Segment flags of the local normals (_kernels_cpu), and each segment's normals with
+            # arcs: what is left to find at a search's start.
+            segment = 1 << kernel_cells.SEGMENT_BITS
+            segments = -(-subgraphs.num_local // segment)
             self.flags = xp.empty(3 * segments, dtype=np.int32)
-            self.with_arcs = _bits(xp, (subgraphs.nd.degree() > 0) | (subgraphs.nn.degree() > 0))
+            with_arcs = xp.zeros(segments * segment, dtype=np.int32)
+            with_arcs[:subgraphs.num_local] = (subgraphs.nd.degree() > 0) | (subgraphs.nn.degree() > 0)
+            self.normals_with_arcs = with_arcs.reshape(segments, segment).sum(axis=1, dtype=np.int32)
             self.unvisited_nd = int(xp.count_nonzero(subgraphs.nd.degree()))
             self.unvisited_nn = int(xp.count_nonzero(subgraphs.nn.degree()))
             # Counters, the level's plan and the history of a batch of levels (_kernels_cpu).
@@ -352,10 +348,11 @@ class Searcher:
         # on a GPU by a byte memset (-1 is all ones), several times faster than CuPy's fill.
         if self.backend.is_cuda and not self.backend.simulated:
             self.depth.data.memset_async(0xFF, self.depth.nbytes)
-            self.flags.data.memset_async(0xFF, self.flags.nbytes)
+            self.flags.data.memset_async(0xFF, self.flags.nbytes * 2 // 3)
         else:
             self.depth.fill(-1)
-            self.flags.fill(-1)
+            self.flags[:self.flags.size * 2 // 3] = -1
+        self.flags[self.flags.size * 2 // 3:] = self.normals_with_arcs
         self.delegate_depth.fill(-1)
         self.candidate.fill(-1)
         root_local = root_delegate = -1
@@ -521,7 +518,7 @@ class Searcher:
         new, candidate = (self.new, self.candidate) if nd_forward else (self.no_mark, no_ids)
         arguments = (self.depth, self.parent, np.int32(level), np.int64(allowed), graph.nd.indptr, graph.nd.indices,
                      graph.nn.indptr, graph.nn.indices, self.delegate_depth, new, candidate, graph.delegate_ids,
-                     self.stride, self.offset, self.counts, next_slot, self.flags, self.with_arcs, targets, sources)
+                     self.stride, self.offset, self.counts, next_slot, self.flags, targets, sources)
         if self.backend.is_cuda:
             backend = self.backend
             segment = 1 << kernel_cells.SEGMENT_BITS  # a block a segment

@@ -108,8 +108,8 @@ def test_levels_in_batches_plan_themselves_like_levels_one_by_one(levels_ahead):
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
 def test_cuda_pass_skips_segments_and_finds_the_same_tree(monkeypatch):
     """Segments of 32 normals (128 on a GPU; the simulator reads the constant when the kernel
-    runs): the CUDA pass over the normals skips segments without frontier or open normals, and
-    closes segments after backward visits, yet its levels and tree are those of the CPU pass."""
+    runs): the CUDA pass over the normals skips segments without frontier normals or normals
+    left to find, yet its levels and tree are those of the CPU pass."""
     from gpugraph.graph500 import _kernels_cpu, _kernels_cuda
 
     monkeypatch.setattr(_kernels_cpu, "SEGMENT_BITS", 5)
@@ -125,8 +125,11 @@ def test_cuda_pass_skips_segments_and_finds_the_same_tree(monkeypatch):
     assert any(step["dn"] == "backward" for step in stats["directions"])
     outcome = validate(sources, targets, n, root, searcher.parents())
     np.testing.assert_array_equal(outcome["levels"], _hops(sources, targets, n, root))
-    closed = searcher.flags[2 * searcher.flags.size // 3:] == 0
-    assert closed.any()
+    # Every segment's count of normals left to find is what the search left unvisited.
+    left = (searcher.depth < 0) & ((searcher.graph.nd.degree() > 0) | (searcher.graph.nn.degree() > 0))
+    segments = searcher.flags.size // 3
+    np.testing.assert_array_equal(searcher.flags[2 * segments:], np.bincount(np.flatnonzero(left) // 32,
+                                                                             minlength=segments))
 
 
 def test_a_delegate_root_and_an_isolated_root():
@@ -345,7 +348,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                         searcher.depth, searcher.no_mark, searcher.parent, *tail, visit, flags)),
         (kernels.normal_pass, (searcher.depth, searcher.parent, level, np.int64(240), nd.indptr, nd.indices,
                                nn.indptr, nn.indices, searcher.delegate_depth, searcher.new, searcher.candidate, ids, p,
-                               offset, counts, slot, flags, searcher.with_arcs, *pairs)),
+                               offset, counts, slot, flags, *pairs)),
         (kernels.apply_pairs, (*pairs, searcher.depth, searcher.parent, *tail, flags)),
         (kernels.pull_delegates, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
                                   searcher.delegate_depth, searcher.delegate_depth, ids, p, offset, counts, visit,
