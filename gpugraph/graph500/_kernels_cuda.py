@@ -70,24 +70,30 @@ def _global_id(x, ids, stride, offset):
 
 @cuda.jit(device=True, inline=True)
 def _claim_normal(target, source, depth, parent, level, nd_indptr, nn_indptr, tally, flags):
-    """Claim local normal ``target`` for depth ``level + 1`` (compare-and-swap: one winner), tally
-    it and flag its segment: part of that level's frontier, one normal fewer left to find."""
+    """Claim local normal ``target`` for depth ``level + 1`` (compare-and-swap: one winner)."""
     if depth[target] < 0 and cuda.atomic.cas(depth, target, -1, level + 1) == -1:
         parent[target] = source
-        segments = flags.size // 3
-        segment = target >> SEGMENT_BITS
-        flags[((level + 1) % 2) * segments + segment] = level + 1
-        degree = nd_indptr[target + 1] - nd_indptr[target]
-        nn_degree = nn_indptr[target + 1] - nn_indptr[target]
-        tally[0] += 1
-        tally[1] += degree
-        tally[2] += nn_degree
-        if degree > 0:
-            tally[3] += 1
-        if nn_degree > 0:
-            tally[4] += 1
-        if degree > 0 or nn_degree > 0:
-            cuda.atomic.sub(flags, 2 * segments + segment, 1)
+        _claimed(target, nd_indptr[target + 1] - nd_indptr[target], nn_indptr[target + 1] - nn_indptr[target], level,
+                 tally, flags)
+
+
+@cuda.jit(device=True, inline=True)
+def _claimed(target, degree, nn_degree, level, tally, flags):
+    """Tally local normal ``target``, just claimed for depth ``level + 1`` with ``degree`` nd and
+    ``nn_degree`` nn arcs, and flag its segment: part of that level's frontier, one normal fewer
+    left to find."""
+    segments = flags.size // 3
+    segment = target >> SEGMENT_BITS
+    flags[((level + 1) % 2) * segments + segment] = level + 1
+    tally[0] += 1
+    tally[1] += degree
+    tally[2] += nn_degree
+    if degree > 0:
+        tally[3] += 1
+    if nn_degree > 0:
+        tally[4] += 1
+    if degree > 0 or nn_degree > 0:
+        cuda.atomic.sub(flags, 2 * segments + segment, 1)
 
 
 @cuda.jit(device=True, inline=True)
@@ -240,22 +246,31 @@ def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward
                     _claim_normal(t3, source, depth, parent, level, nd_indptr, nn_indptr, tally, flags)
     elif at == -1 and (dn_backward or nn_backward):
         found = np.int64(-1)
+        start, end = nd_indptr[x], nd_indptr[x + 1]
         if dn_backward:
-            end = nd_indptr[x + 1]
-            for position in range(nd_indptr[x], end, PROBE):
+            for position in range(start, end, PROBE):
                 column = _probe(nd_indices, position, end, delegate_depth, level)
                 if column >= 0:
                     found = delegate_ids[column]
                     break
+        nn_start = nn_end = np.int64(-1)
         if found < 0 and nn_backward:  # one process: nn columns are local indices
-            end = nn_indptr[x + 1]
-            for position in range(nn_indptr[x], end, PROBE):
-                column = _probe(nn_indices, position, end, depth, level)
+            nn_start, nn_end = nn_indptr[x], nn_indptr[x + 1]
+            for position in range(nn_start, nn_end, PROBE):
+                column = _probe(nn_indices, position, nn_end, depth, level)
                 if column >= 0:
                     found = column
                     break
         if found >= 0:
-            _claim_normal(x, found, depth, parent, level, nd_indptr, nn_indptr, tally, flags)
+            if nn_start < 0:
+                nn_start, nn_end = nn_indptr[x], nn_indptr[x + 1]
+            # Without forward nn claims in this pass nobody else claims x: a plain store.
+            if not nn_forward:
+                depth[x] = level + 1
+            elif cuda.atomic.cas(depth, x, -1, level + 1) != -1:
+                return
+            parent[x] = found
+            _claimed(x, end - start, nn_end - nn_start, level, tally, flags)
 
 
 @cuda.jit(device=True, inline=True)
@@ -263,6 +278,16 @@ def _segment_flag(flags, run, segment):
     """Segment ``segment``'s flag in run ``run`` (0, 1: frontier of even, odd levels; 2: normals
     left to find); a segment past the end reads the last cell (its normals are past the end too)."""
     return flags[min(run * (flags.size // 3) + segment, flags.size - 1)]
+
+
+@cuda.jit(device=True, inline=True)
+def _depth_if(depth, x, needed):
+    """``depth[x]`` if ``needed`` and ``x`` is a normal, else -2 (skip), without a branch: a
+    skipped normal loads ``depth[0]`` (one cached line for all), so the loads of a tile issue
+    together after its flags (a branch per load made them wait on each other's flags)."""
+    needed = needed & (x < depth.size)
+    at = depth[x if needed else 0]
+    return at if needed else np.int32(-2)
 
 
 @cuda.jit(cache=True)
@@ -300,10 +325,10 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
         o2, o3 = _segment_flag(flags, 2, s0 + 2), _segment_flag(flags, 2, s0 + 3)
         x0 = tile + cuda.threadIdx.x
         x1, x2, x3 = x0 + width, x0 + 2 * width, x0 + 3 * width
-        a0 = depth[x0] if x0 < size and ((forward and f0 == level) or (backward and o0 > 0)) else np.int32(-2)
-        a1 = depth[x1] if x1 < size and ((forward and f1 == level) or (backward and o1 > 0)) else np.int32(-2)
-        a2 = depth[x2] if x2 < size and ((forward and f2 == level) or (backward and o2 > 0)) else np.int32(-2)
-        a3 = depth[x3] if x3 < size and ((forward and f3 == level) or (backward and o3 > 0)) else np.int32(-2)
+        a0 = _depth_if(depth, x0, ((f0 == level) & forward) | ((o0 > 0) & backward))
+        a1 = _depth_if(depth, x1, ((f1 == level) & forward) | ((o1 > 0) & backward))
+        a2 = _depth_if(depth, x2, ((f2 == level) & forward) | ((o2 > 0) & backward))
+        a3 = _depth_if(depth, x3, ((f3 == level) & forward) | ((o3 > 0) & backward))
         for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
             if at >= -1:
                 _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, nn_backward, depth, parent, nd_indptr,
