@@ -12,7 +12,11 @@ One device call runs, in order (each step prints its lines and the JSON grows as
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each
    (``factors``: the direction factors of one kind at a time around the defaults, 16 roots each);
 6. ``micro``: where one search's host time goes (cProfile), single primitives timed alone, and
-   the device time of every kernel over five searches (torch.profiler / CUPTI).
+   the device time of every kernel over five searches (torch.profiler / CUPTI);
+7. ``ncu``: one search inside a CUDA profiler range, for Nsight Compute started with
+   ``--profile-from-start off`` (e.g. ``ncu --profile-from-start off --kernel-name
+   regex:normal_pass --section SpeedOfLight --section WarpStateStats python
+   bench/graph500_check.py --steps ncu``).
 
 Usage: ``python bench/graph500_check.py [--scale 24] [--gpus 1] [--steps check,main,...] [--out DIR]``.
 """
@@ -71,6 +75,8 @@ def main() -> int:
     steps = args.steps.split(",")
     if "micro" in steps:
         _micro(scale, args)
+    if "ncu" in steps:
+        _profiled_search(scale, args)
     if "check" in steps:
         run("check", min(18, scale), 8)
         print("compile:", [(item.kernel, round(item.seconds, 2)) for item in compile_report()], flush=True)
@@ -162,6 +168,20 @@ def _micro(scale, args):
     timed("search", lambda: searcher.search(root), 10)
     if backend.is_cuda and not backend.simulated:
         _kernel_times(searcher, root)
+
+
+def _profiled_search(scale, args):
+    """One search (after a warm one) between cudaProfilerStart and cudaProfilerStop."""
+    from cupy.cuda import profiler
+
+    searcher, root = captured_searcher(scale, args.device, 1)
+    searcher.search(root)
+    searcher.backend.synchronize()
+    profiler.start()
+    stats = searcher.search(root)
+    searcher.backend.synchronize()
+    profiler.stop()
+    print("[ncu] profiled one search:", stats["frontiers"], flush=True)
 
 
 def _kernel_times(searcher, root):
