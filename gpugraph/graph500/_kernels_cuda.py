@@ -323,12 +323,14 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
         f2, f3 = _segment_flag(flags, frontier_run, s0 + 2), _segment_flag(flags, frontier_run, s0 + 3)
         o0, o1 = _segment_flag(flags, 2, s0), _segment_flag(flags, 2, s0 + 1)
         o2, o3 = _segment_flag(flags, 2, s0 + 2), _segment_flag(flags, 2, s0 + 3)
+        n0, n1 = ((f0 == level) & forward) | ((o0 > 0) & backward), ((f1 == level) & forward) | ((o1 > 0) & backward)
+        n2, n3 = ((f2 == level) & forward) | ((o2 > 0) & backward), ((f3 == level) & forward) | ((o3 > 0) & backward)
+        if not (n0 | n1 | n2 | n3):
+            continue  # the same for the whole block (the flags are per segment)
         x0 = tile + cuda.threadIdx.x
         x1, x2, x3 = x0 + width, x0 + 2 * width, x0 + 3 * width
-        a0 = _depth_if(depth, x0, ((f0 == level) & forward) | ((o0 > 0) & backward))
-        a1 = _depth_if(depth, x1, ((f1 == level) & forward) | ((o1 > 0) & backward))
-        a2 = _depth_if(depth, x2, ((f2 == level) & forward) | ((o2 > 0) & backward))
-        a3 = _depth_if(depth, x3, ((f3 == level) & forward) | ((o3 > 0) & backward))
+        a0, a1 = _depth_if(depth, x0, n0), _depth_if(depth, x1, n1)
+        a2, a3 = _depth_if(depth, x2, n2), _depth_if(depth, x3, n3)
         for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
             if at >= -1:
                 _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, nn_backward, depth, parent, nd_indptr,
