@@ -63,8 +63,10 @@ HISTORY, HISTORY_CELLS = 2 * SLOT + 8, 3
 #: segment): holds part of the frontier of an even level, of an odd level (the level's number,
 #: written by whoever claims a normal), and how many of its normals with arcs are unvisited
 #: (claims count down). The CUDA pass skips the segments with nothing to do. The CPU kernels
-#: take the flags and leave them: their pass is over the vertices anyway.
+#: take the flags and leave them: their pass is over the vertices anyway. FLAG_PADDING cells
+#: follow the runs, so the CUDA pass reads a tile's four segments without a bounds test.
 SEGMENT_BITS = 7
+FLAG_PADDING = 4
 
 
 def counter_cells(levels_ahead: int) -> int:

@@ -28,6 +28,7 @@ from gpugraph.graph500._kernels_cpu import (
     DD_QUEUE,
     DN_BACKWARD,
     DN_QUEUE,
+    FLAG_PADDING,
     FV_ND,
     FV_NN,
     LONG_DN,
@@ -82,7 +83,7 @@ def _claimed(target, degree, nn_degree, level, tally, flags):
     """Tally local normal ``target``, just claimed for depth ``level + 1`` with ``degree`` nd and
     ``nn_degree`` nn arcs, and flag its segment: part of that level's frontier, one normal fewer
     left to find."""
-    segments = flags.size // 3
+    segments = (flags.size - FLAG_PADDING) // 3
     segment = target >> SEGMENT_BITS
     flags[((level + 1) % 2) * segments + segment] = level + 1
     tally[0] += 1
@@ -274,13 +275,6 @@ def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward
 
 
 @cuda.jit(device=True, inline=True)
-def _segment_flag(flags, run, segment):
-    """Segment ``segment``'s flag in run ``run`` (0, 1: frontier of even, odd levels; 2: normals
-    left to find); a segment past the end reads the last cell (its normals are past the end too)."""
-    return flags[min(run * (flags.size // 3) + segment, flags.size - 1)]
-
-
-@cuda.jit(device=True, inline=True)
 def _depth_if(depth, x, needed):
     """``depth[x]`` if ``needed`` and ``x`` is a normal, else -2 (skip), without a branch: a
     skipped normal loads ``depth[0]`` (one cached line for all), so the loads of a tile issue
@@ -315,14 +309,16 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
     visit_nn = nn_forward and not pairs
     size = depth.size
     width = cuda.blockDim.x
-    frontier_run = level % 2
+    # The runs of flags this level reads: frontier segments, normals left to find (a segment
+    # past the end reads the next run's first cells, or the padding after the last run).
+    segments = (flags.size - FLAG_PADDING) // 3
+    frontier_flags = flags[(level % 2) * segments:]
+    open_flags = flags[2 * segments:]
     step = np.int64(cuda.gridDim.x) * width * VERTICES_PER_THREAD
     for tile in range(np.int64(cuda.blockIdx.x) * width * VERTICES_PER_THREAD, size, step):
         s0 = tile >> SEGMENT_BITS
-        f0, f1 = _segment_flag(flags, frontier_run, s0), _segment_flag(flags, frontier_run, s0 + 1)
-        f2, f3 = _segment_flag(flags, frontier_run, s0 + 2), _segment_flag(flags, frontier_run, s0 + 3)
-        o0, o1 = _segment_flag(flags, 2, s0), _segment_flag(flags, 2, s0 + 1)
-        o2, o3 = _segment_flag(flags, 2, s0 + 2), _segment_flag(flags, 2, s0 + 3)
+        f0, f1, f2, f3 = frontier_flags[s0], frontier_flags[s0 + 1], frontier_flags[s0 + 2], frontier_flags[s0 + 3]
+        o0, o1, o2, o3 = open_flags[s0], open_flags[s0 + 1], open_flags[s0 + 2], open_flags[s0 + 3]
         n0, n1 = ((f0 == level) & forward) | ((o0 > 0) & backward), ((f1 == level) & forward) | ((o1 > 0) & backward)
         n2, n3 = ((f2 == level) & forward) | ((o2 > 0) & backward), ((f3 == level) & forward) | ((o3 > 0) & backward)
         if not (n0 | n1 | n2 | n3):
@@ -500,7 +496,7 @@ def start(depth, parent, new, candidate, root_local, root_delegate, root, nd_ind
             degree = nd_indptr[root_local + 1] - nd_indptr[root_local]
             nn_degree = nn_indptr[root_local + 1] - nn_indptr[root_local]
             if degree > 0 or nn_degree > 0:
-                flags[2 * (flags.size // 3) + (root_local >> SEGMENT_BITS)] -= 1
+                flags[2 * ((flags.size - FLAG_PADDING) // 3) + (root_local >> SEGMENT_BITS)] -= 1
             counts[Q_NORMAL] = 1
             counts[FV_ND] = degree
             counts[FV_NN] = nn_degree

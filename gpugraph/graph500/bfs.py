@@ -215,7 +215,7 @@ class Searcher:
             # arcs: what is left to find at a search's start.
             segment = 1 << kernel_cells.SEGMENT_BITS
             segments = -(-subgraphs.num_local // segment)
-            self.flags = xp.empty(3 * segments, dtype=np.int32)
+            self.flags = xp.empty(3 * segments + kernel_cells.FLAG_PADDING, dtype=np.int32)
             with_arcs = xp.zeros(segments * segment, dtype=np.int32)
             with_arcs[:subgraphs.num_local] = (subgraphs.nd.degree() > 0) | (subgraphs.nn.degree() > 0)
             self.normals_with_arcs = with_arcs.reshape(segments, segment).sum(axis=1, dtype=np.int32)
@@ -348,11 +348,12 @@ class Searcher:
         # on a GPU by a byte memset (-1 is all ones), several times faster than CuPy's fill.
         if self.backend.is_cuda and not self.backend.simulated:
             self.depth.data.memset_async(0xFF, self.depth.nbytes)
-            self.flags.data.memset_async(0xFF, self.flags.nbytes * 2 // 3)
+            self.flags.data.memset_async(0xFF, self.flags.nbytes)
         else:
             self.depth.fill(-1)
-            self.flags[:self.flags.size * 2 // 3] = -1
-        self.flags[self.flags.size * 2 // 3:] = self.normals_with_arcs
+            self.flags.fill(-1)
+        segments = self.normals_with_arcs.size
+        self.flags[2 * segments:3 * segments] = self.normals_with_arcs
         self.delegate_depth.fill(-1)
         self.candidate.fill(-1)
         root_local = root_delegate = -1

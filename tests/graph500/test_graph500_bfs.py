@@ -119,7 +119,8 @@ def test_cuda_pass_skips_segments_and_finds_the_same_tree(monkeypatch):
     cpu = _searcher(sources, targets, n)
     reference = cpu.search(root)
     searcher = _searcher(sources, targets, n, device="cuda", options=Options(levels_ahead=4))
-    assert searcher.flags.size == 3 * (searcher.graph.num_local // 32)
+    segments = searcher.graph.num_local // 32
+    assert searcher.flags.size == 3 * segments + _kernels_cpu.FLAG_PADDING
     stats = searcher.search(root)
     assert stats["levels"] == reference["levels"] and stats["frontiers"] == reference["frontiers"]
     assert any(step["dn"] == "backward" for step in stats["directions"])
@@ -127,9 +128,8 @@ def test_cuda_pass_skips_segments_and_finds_the_same_tree(monkeypatch):
     np.testing.assert_array_equal(outcome["levels"], _hops(sources, targets, n, root))
     # Every segment's count of normals left to find is what the search left unvisited.
     left = (searcher.depth < 0) & ((searcher.graph.nd.degree() > 0) | (searcher.graph.nn.degree() > 0))
-    segments = searcher.flags.size // 3
-    np.testing.assert_array_equal(searcher.flags[2 * segments:], np.bincount(np.flatnonzero(left) // 32,
-                                                                             minlength=segments))
+    np.testing.assert_array_equal(searcher.flags[2 * segments:3 * segments],
+                                  np.bincount(np.flatnonzero(left) // 32, minlength=segments))
 
 
 def test_a_delegate_root_and_an_isolated_root():
