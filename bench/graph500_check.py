@@ -166,6 +166,8 @@ def _micro(scale, args):
     timed("counters read", lambda: to_numpy(searcher.counts))
     timed("close delegates", lambda: searcher._close(9))
     timed("search", lambda: searcher.search(root), 10)
+    print("[micro] CUDA graphs of level batches (first level: captured):",
+          {level: graph is not None for level, graph in searcher._graphs.items()}, flush=True)
     if backend.is_cuda and not backend.simulated:
         _kernel_times(searcher, root)
 

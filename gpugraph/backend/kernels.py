@@ -303,8 +303,10 @@ class BoundLaunch:
         self.block = self.function = None
         self.unbindable = False  # a cooperative kernel or an argument type the block cannot pack
 
-    def __call__(self, blocks: int, threads: int, *args) -> None:
-        """Launch on ``blocks`` blocks of ``threads`` threads with ``args``.
+    def __call__(self, blocks: int, threads: int, *args, stream: int = 0) -> None:
+        """Launch on ``blocks`` blocks of ``threads`` threads with ``args``, on ``stream`` (a CUDA
+        stream handle; 0: the default stream). A launch that packs its parameters (the first, a
+        change of argument types) goes to the default stream whatever ``stream`` says.
 
         Raises
         ------
@@ -322,7 +324,8 @@ class BoundLaunch:
         from cuda.bindings import driver
 
         with self.backend.activate():
-            (error,) = driver.cuLaunchKernel(self.function, blocks, 1, 1, threads, 1, 1, 0, 0, self.address, 0)
+            (error,) = driver.cuLaunchKernel(self.function, blocks, 1, 1, threads, 1, 1, 0, driver.CUstream(stream),
+                                             self.address, 0)
         if error != driver.CUresult.CUDA_SUCCESS:
             raise DeviceError(f"launching {_kernel_name(self.kernel)} on {blocks} x {threads} threads failed: {error}")
 

@@ -87,6 +87,10 @@ class Options:
         the device; levels past the end do nothing). ``None``: ``config.GRAPH500_LEVELS_AHEAD``
         on a GPU, 1 on the CPU and the CUDA simulator (where a launch costs more than a level).
         Several processes and profiling go level by level.
+    cuda_graphs:
+        On a GPU, launch a batch of levels as one CUDA graph, captured the second time the batch
+        runs (every kernel's arguments but the root's are the same in every search; the root
+        goes to the ``start`` kernel, outside the graph). Off: the batch's launches one by one.
     """
 
     direction_optimizing: bool = True
@@ -96,6 +100,7 @@ class Options:
     factors: dict = field(default_factory=lambda: dict(config.GRAPH500_DIRECTION_FACTORS))
     profile: bool = False
     levels_ahead: int | None = None
+    cuda_graphs: bool = True
 
 
 class Group:
@@ -244,6 +249,11 @@ class Searcher:
             from gpugraph.graph500 import _kernels_cpu as kernels
         self.kernels = kernels
         self._bound = {}  # (kernel name, key) -> BoundLaunch (CUDA)
+        # CUDA graphs of batches of levels by their first level (None: seen once, not captured).
+        self._graphs = {}
+        self._graphs_usable = backend.is_cuda and not backend.simulated and self.options.cuda_graphs
+        self._stream = None  # the stream the graphs are captured on and launched from
+        self._launch_stream = 0  # where BoundLaunch launches go (the capturing stream during a capture)
         self._pinned_counts = None
         if backend.is_cuda and not backend.simulated:
             import cupyx
@@ -293,8 +303,10 @@ class Searcher:
                     numbers = _Level.read(self._timed(stats, "counters", self._read_counts), level)
                     if int(self.group.allreduce([numbers.q_normal])[0]) + numbers.q_delegate == 0:
                         break
-                for row in range(batch):
-                    self._level(level + row, row, numbers, stats)
+                if batch > 1:
+                    self._batch(level, batch, stats)
+                else:
+                    self._level(level, 0, numbers, stats)
                 levels = self._record(self._timed(stats, "counters", self._read_counts), batch, stats)
                 level += levels
                 if levels < batch:
@@ -306,6 +318,47 @@ class Searcher:
         stats["seconds"] = time.perf_counter() - started
         stats["levels"] = level
         return stats
+
+    def _batch(self, level: int, batch: int, stats: dict):
+        """Launch levels ``level .. level + batch - 1`` (one process): on a GPU from a CUDA graph
+        of their launches, captured the second time this batch runs (the first binds every
+        kernel's parameters); a capture the driver refuses turns the graphs off for this
+        searcher (the launches then go one by one)."""
+        graph = self._graphs.get(level)
+        if graph is None and level in self._graphs and self._graphs_usable:
+            graph = self._graphs[level] = self._capture(level, batch, stats)
+        self._graphs.setdefault(level, None)
+        if graph is not None:
+            graph.launch(self._stream)
+            return
+        for row in range(batch):
+            self._level(level + row, row, None, stats)
+
+    def _capture(self, level: int, batch: int, stats: dict):
+        """The launches of levels ``level .. level + batch - 1`` captured as a CUDA graph on this
+        searcher's stream (blocking: ordered with the default stream's resets and reads), or
+        ``None`` when the capture fails."""
+        import cupy
+
+        if self._stream is None:
+            self._stream = cupy.cuda.Stream()
+        stream = self._stream
+        graph = None
+        with stream:
+            stream.begin_capture()
+            self._launch_stream = stream.ptr
+            try:
+                for row in range(batch):
+                    self._level(level + row, row, None, stats)
+            except Exception:  # noqa: BLE001 - whatever refused the capture, the launches go one by one
+                self._graphs_usable = False
+            finally:
+                self._launch_stream = 0
+                try:
+                    graph = stream.end_capture()
+                except (cupy.cuda.driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError):
+                    self._graphs_usable = False
+        return graph if self._graphs_usable else None
 
     def _level(self, level: int, row: int, numbers: "_Level | None", stats: dict):
         """Launch level ``level`` (its plan's history in row ``row``); ``numbers``: the level's
@@ -556,7 +609,7 @@ class Searcher:
         bound = self._bound.get((name, key))
         if bound is None:
             bound = self._bound[(name, key)] = BoundLaunch(getattr(self.kernels, name), self.backend)
-        bound(blocks, threads, *arguments)
+        bound(blocks, threads, *arguments, stream=self._launch_stream)
 
     @staticmethod
     def _cpu(kernel, *arguments):
