@@ -6,7 +6,8 @@ One device call runs, in order (each step prints its lines and the JSON grows as
    search's compile time is printed);
 2. ``main``: scale ``--scale`` per GPU, 64 roots, validated, the reference's output block;
 3. ``profile``: the same graph, 8 roots with the per-phase timers (Figure 8's breakdown);
-4. ``options``: DO off, and with several processes the base case, non-blocking reduction and
+4. ``options``: DO off; with one process the levels launched one by one, in batches, in batches
+   from a CUDA graph; with several processes the base case, non-blocking reduction and
    uniquify, with several GPUs per host local all-to-all (alone and with uniquify), 16 roots,
    with the per-phase timers (Figure 8's breakdown);
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each
@@ -88,6 +89,9 @@ def main() -> int:
         print("phases:", {k: round(v, 4) for k, v in record["phases"].items()}, flush=True)
     if "options" in steps:
         variants = {"no-DO": Options(direction_optimizing=False, profile=True)}
+        if args.gpus == 1:  # how one process launches its levels
+            variants.update({"level by level": Options(levels_ahead=1), "batches, no graph": Options(cuda_graphs=False),
+                             "batches as CUDA graphs": Options()})
         if args.gpus > 1:
             variants.update({"base": Options(profile=True), "IR": Options(blocking_reduction=False, profile=True),
                              "U": Options(uniquify=True, profile=True)})
