@@ -8,8 +8,9 @@ One device call runs, in order (each step prints its lines and the JSON grows as
 3. ``profile``: the same graph, 8 roots with the per-phase timers (Figure 8's breakdown);
 4. ``options``: DO off; with one process the levels launched one by one, in batches, in batches
    from a CUDA graph; with several processes the base case, non-blocking reduction and
-   uniquify, with several GPUs per host local all-to-all (alone and with uniquify), 16 roots,
-   with the per-phase timers (Figure 8's breakdown);
+   uniquify, with several GPUs per host local all-to-all (alone and with uniquify); 16 roots
+   each, DO off and the several-process variants with the per-phase timers (Figure 8's
+   breakdown);
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each
    (``factors``: the direction factors of one kind at a time around the defaults, 16 roots each);
 6. ``micro``: where one search's host time goes (cProfile), single primitives timed alone, and
