@@ -243,6 +243,11 @@ PATH_CHUNK_SWEEPS = 4
 #: sending chunks: rows of at most this many arcs by insertion sort (no allocation, and cheap
 #: for the short rows that are most rows), longer ones by merge sort.
 PATH_INSERTION_SORT_MAX_ARCS = 64
+#: Subgraphs (ranges of consecutive vertices with about equal out-arcs) that the path partitioning
+#: traverses in parallel, one thread each (DiGraph §3.2.1); paths end at the ranges' borders and are
+#: linked across them afterwards. A fixed number, not the core count, so that a graph gets the same
+#: paths, and the engine the same rounds, on every machine; 1 is the sequential Algorithm 1.
+PATH_PIECES = 16
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
 #: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this
@@ -291,8 +296,10 @@ GRAPH500_PULL_THREADS = 64
 #: ... and blocks per multiprocessor, each looping over the queued long rows.
 GRAPH500_PULL_BLOCKS_PER_SM = 16
 #: Blocks per multiprocessor of the edge-balanced forward visits of delegate rows (CUDA; their
-#: threads step through the frontier's arcs together).
-GRAPH500_PUSH_BLOCKS_PER_SM = 32
+#: threads step through the frontier's arcs together). Every level launches both visits, most of
+#: them with nothing to do: 8 (against 32) takes an empty launch from 3-4 to 2 us and the one big
+#: push of a scale-24 search (level 1, dn) from 36 to 39 us (H100, CUPTI).
+GRAPH500_PUSH_BLOCKS_PER_SM = 8
 #: Levels of a search one GPU process launches before it reads the counters (each level plans
 #: itself on the device; those after the last find nothing to do and cost a few microseconds a
 #: kernel). Searches of Kronecker graphs at scale 24 end after 7-8 levels: one batch, read once.
