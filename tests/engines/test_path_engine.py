@@ -32,8 +32,8 @@ def csr(graph):
     return np.asarray(graph.indptr), np.asarray(graph.indices)
 
 
-def check_partition(indptr, indices, max_depth):
-    paths = partition_paths(indptr, indices, max_depth)
+def check_partition(indptr, indices, max_depth, pieces=1):
+    paths = partition_paths(indptr, indices, max_depth, pieces)
     arcs = paths.arcs[paths.arcs >= 0]
     assert np.array_equal(np.sort(arcs), np.arange(indices.size)), "every arc on exactly one path"
     tails = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
@@ -51,32 +51,33 @@ def check_partition(indptr, indices, max_depth):
     return paths
 
 
+@pytest.mark.parametrize("pieces", [1, 2, 7, 100])
 @pytest.mark.parametrize("max_depth", [1, 2, 16])
-def test_partition_covers_every_arc_once_within_the_depth_bound(max_depth):
+def test_partition_covers_every_arc_once_within_the_depth_bound(max_depth, pieces):
     graph = random_graph()
-    check_partition(*csr(graph), max_depth)
+    check_partition(*csr(graph), max_depth, pieces)
 
 
-def test_partition_starts_at_the_hottest_vertex_and_follows_hot_successors():
-    # a hub 0 -> 1..5; vertex 3 has the highest out-degree of the heads
-    src = [0, 0, 0, 0, 0, 3, 3, 3, 2]
-    dst = [1, 2, 3, 4, 5, 6, 7, 8, 9]
-    graph = gg.from_edges(src, dst, num_vertices=10)
-    paths = check_partition(*csr(graph), 16)
-    first = paths.vertices[paths.offsets[0]:paths.offsets[1]]
-    assert list(first[:2]) == [0, 3], first
+def test_pieces_end_paths_at_their_borders_and_link_across_them():
+    chain = gg.from_edges(np.arange(40), np.arange(1, 41), num_vertices=41)
+    assert list(partition_paths(*csr(chain), 16, 1).lengths) == [16, 16, 8]
+    # two pieces of 20 arcs: each traversal stops at 16 arcs and at the border; the short
+    # paths are linked within and across the border while the result stays within D_MAX
+    assert list(partition_paths(*csr(chain), 16, 2).lengths) == [16, 4, 16, 4]
+    assert list(partition_paths(*csr(chain), 16, 4).lengths) == [10, 10, 10, 10]
 
 
-def test_a_chain_becomes_one_path():
-    graph = gg.from_edges(np.arange(9), np.arange(1, 10), num_vertices=10)
-    paths = partition_paths(*csr(graph), 16)
-    assert paths.num_paths == 1 and list(paths.vertices) == list(range(10))
-
-
-def test_short_paths_are_linked_head_to_tail_only_within_the_bound():
-    graph = gg.from_edges(np.arange(40), np.arange(1, 41), num_vertices=41)
-    paths = partition_paths(*csr(graph), 16)
-    assert list(paths.lengths) == [16, 16, 8]
+@pytest.mark.parametrize("pieces", [1, 3, 16])
+def test_tiny_and_empty_graphs_in_pieces(pieces):
+    for src, dst, n in (([], [], 0), ([], [], 3), ([0], [0], 1), ([0, 1], [1, 0], 2), ([0, 0, 2], [1, 2, 0], 5)):
+        graph = gg.from_edges(src, dst, num_vertices=n)
+        layout = build_layout(*csr(graph), pieces=pieces)
+        assert np.array_equal(np.sort(layout.arcs[layout.arcs >= 0]), np.arange(len(src)))
+        assert layout.pieces == pieces and layout.num_paths <= len(src)
+    with pytest.raises(InvalidParameterError, match="pieces"):
+        build_layout(*csr(random_graph()), pieces=0)
+    with pytest.raises(InvalidParameterError, match="pieces"):
+        solve(random_graph(), "pagerank", pieces=0)
 
 
 def test_layers_follow_dependencies_and_sccs_match_scipy():
@@ -147,6 +148,38 @@ def test_every_schedule_converges_to_the_library_answer_on_the_cpu(algorithm, pa
     assert result.stats["converged"]
     assert result.stats["vertex_updates"] > 0 and result.stats["arcs_loaded"] >= result.stats["arcs_delivered"]
     assert_same_answer(graph, algorithm, result, parameters)
+
+
+@pytest.mark.parametrize("algorithm, parameters", CASES)
+@pytest.mark.parametrize("pieces", [1, 2, 9, 400])
+def test_layout_in_pieces_converges_to_the_library_answer(algorithm, parameters, pieces):
+    graph = random_graph(n=300, m=2400, seed=11, weighted=algorithm == "sssp")
+    for schedule in ("path", "path-w"):
+        result = solve(graph, algorithm, schedule=schedule, pieces=pieces, **parameters)
+        assert result.stats["converged"] and result.stats["layout_pieces"] == pieces
+        assert_same_answer(graph, algorithm, result, parameters)
+
+
+def test_partition_starts_at_the_hottest_vertex_and_follows_hot_successors():
+    # a hub 0 -> 1..5; vertex 3 has the highest out-degree of the heads
+    src = [0, 0, 0, 0, 0, 3, 3, 3, 2]
+    dst = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    graph = gg.from_edges(src, dst, num_vertices=10)
+    paths = check_partition(*csr(graph), 16)
+    first = paths.vertices[paths.offsets[0]:paths.offsets[1]]
+    assert list(first[:2]) == [0, 3], first
+
+
+def test_a_chain_becomes_one_path():
+    graph = gg.from_edges(np.arange(9), np.arange(1, 10), num_vertices=10)
+    paths = partition_paths(*csr(graph), 16)
+    assert paths.num_paths == 1 and list(paths.vertices) == list(range(10))
+
+
+def test_short_paths_are_linked_head_to_tail_only_within_the_bound():
+    graph = gg.from_edges(np.arange(40), np.arange(1, 41), num_vertices=41)
+    paths = partition_paths(*csr(graph), 16)
+    assert list(paths.lengths) == [16, 16, 8]
 
 
 @pytest.mark.cudasim

@@ -27,16 +27,28 @@ def random_csr(n, m, seed):
 GRAPHS = [(1, 0, 0), (2, 3, 1), (30, 100, 2), (50, 49, 3), (200, 2000, 4), (400, 900, 5), (60, 3000, 6)]
 
 
-def reference_paths(indptr, indices, max_depth):
-    """Algorithm 1 and head-to-tail linking, written plainly (lists of vertices and arcs)."""
+def reference_pieces(indptr, pieces):
+    """The piece of each vertex: ``pieces`` ranges of consecutive vertices, the ``k``-th from
+    the first vertex whose out-arcs start at or after ``k * m // pieces``."""
+    n, m = indptr.size - 1, int(indptr[-1])
+    starts = [0] + [int(np.searchsorted(indptr, k * m // pieces)) for k in range(1, pieces)] + [n]
+    return np.repeat(np.arange(pieces), np.diff(starts))
+
+
+def reference_paths(indptr, indices, max_depth, pieces=1):
+    """Algorithm 1 and head-to-tail linking, written plainly (lists of vertices and arcs); in
+    ``pieces``: each piece traversed alone, its roots by descending out-degree and its paths
+    ending at other pieces' vertices, the pieces' paths one after another; then the paths
+    ending in their own piece linked in order, then the others in order."""
     n = indptr.size - 1
     out_degree = np.diff(indptr)
     in_degree = np.bincount(indices, minlength=n)
+    piece = reference_pieces(indptr, pieces)
     rows = [sorted(range(indptr[u], indptr[u + 1]), key=lambda a: -out_degree[indices[a]]) for u in range(n)]
     cursor = [0] * n
     visited = [False] * n
     paths = []  # (vertices, arcs)
-    for root in sorted(range(n), key=lambda u: -out_degree[u]):
+    for root in sorted(range(n), key=lambda u: (piece[u], -out_degree[u])):
         if cursor[root] == len(rows[root]):
             continue
         visited[root] = True
@@ -53,7 +65,7 @@ def reference_paths(indptr, indices, max_depth):
                     paths.append(current)
                 current[0].append(v)
                 current[1].append(arc)
-                if visited[v]:
+                if visited[v] or piece[v] != piece[root]:
                     current = None
                 else:
                     visited[v] = True
@@ -71,8 +83,9 @@ def reference_paths(indptr, indices, max_depth):
     starting = {}
     for q, (vertices, _) in enumerate(paths):
         starting.setdefault(vertices[0], []).append(q)
-    for p, (vertices, _) in enumerate(paths):
-        x = vertices[-1]
+    own = [p for p, (vertices, _) in enumerate(paths) if piece[vertices[0]] == piece[vertices[-1]]]
+    for p in own + [p for p, (vertices, _) in enumerate(paths) if piece[vertices[0]] != piece[vertices[-1]]]:
+        x = paths[p][0][-1]
         if in_degree[x] > 1 and out_degree[x] > 1 and inner[x] > 0:
             continue
         for q in starting.get(x, ()):
@@ -142,17 +155,23 @@ def test_visiting_order_is_a_stable_sort_by_head_out_degree(n, m, seed, insertio
     kernels.visiting_order(indptr, indices, insertion_max, order)
     rows = np.repeat(np.arange(n), out_degree)
     assert np.array_equal(order, np.lexsort((-out_degree[indices], rows)))
-    roots = kernels.roots_by_degree(indptr)
+    roots = np.empty(n, dtype=np.int64)
+    found = kernels.roots_by_degree(indptr, 0, n, roots)
     expected = np.argsort(-out_degree, kind="stable")
-    assert np.array_equal(roots, expected[out_degree[expected] > 0])
+    assert np.array_equal(roots[:found], expected[out_degree[expected] > 0])
+    first, last = n // 3, n - n // 4  # one piece's vertices
+    found = kernels.roots_by_degree(indptr, first, last, roots)
+    expected = first + np.argsort(-out_degree[first:last], kind="stable")
+    assert np.array_equal(roots[:found], expected[out_degree[expected] > 0])
 
 
+@pytest.mark.parametrize("pieces", [1, 2, 5, 64])
 @pytest.mark.parametrize("max_depth", [1, 2, 16])
 @pytest.mark.parametrize("n, m, seed", GRAPHS)
-def test_partition_equals_the_plain_algorithm(n, m, seed, max_depth):
+def test_partition_equals_the_plain_algorithm(n, m, seed, max_depth, pieces):
     indptr, indices = random_csr(n, m, seed)
-    paths = partition_paths(indptr, indices, max_depth)
-    expected = reference_paths(indptr, indices, max_depth)
+    paths = partition_paths(indptr, indices, max_depth, pieces)
+    expected = reference_paths(indptr, indices, max_depth, pieces)
     assert paths.num_paths == len(expected)
     for p, (vertices, arcs) in enumerate(expected):
         span = slice(paths.offsets[p], paths.offsets[p + 1])
@@ -160,11 +179,12 @@ def test_partition_equals_the_plain_algorithm(n, m, seed, max_depth):
         assert paths.arcs[span].tolist() == arcs + [-1]
 
 
+@pytest.mark.parametrize("pieces", [1, 3])
 @pytest.mark.parametrize("max_depth", [1, 3, 16])
 @pytest.mark.parametrize("n, m, seed", GRAPHS)
-def test_dependencies_equal_scipy_on_the_bipartite_path_graph(n, m, seed, max_depth):
+def test_dependencies_equal_scipy_on_the_bipartite_path_graph(n, m, seed, max_depth, pieces):
     indptr, indices = random_csr(n, m, seed)
-    paths = partition_paths(indptr, indices, max_depth)
+    paths = partition_paths(indptr, indices, max_depth, pieces)
     dependencies = path_dependencies(paths, indptr, indices)
     scc, layer, num_sccs, largest_scc = reference_layers(paths, n)
     assert np.array_equal(dependencies.layer, layer)
@@ -173,12 +193,14 @@ def test_dependencies_equal_scipy_on_the_bipartite_path_graph(n, m, seed, max_de
     assert len(pairs) == len(set(scc.tolist())) == len(set(dependencies.scc.tolist()))
 
 
+@pytest.mark.parametrize("pieces", [1, 4])
 @pytest.mark.parametrize("chunk_arcs", [1, 4, 16])
 @pytest.mark.parametrize("n, m, seed", GRAPHS)
-def test_layout_equals_sorting_by_layer_and_grouping_by_source(n, m, seed, chunk_arcs):
+def test_layout_equals_sorting_by_layer_and_grouping_by_source(n, m, seed, chunk_arcs, pieces):
     indptr, indices = random_csr(n, m, seed)
-    layout = build_layout(indptr, indices, 16, chunk_arcs)
-    paths = partition_paths(indptr, indices, 16)
+    layout = build_layout(indptr, indices, 16, chunk_arcs, pieces)
+    assert layout.pieces == pieces and sum(layout.stage_seconds.values()) <= layout.seconds
+    paths = partition_paths(indptr, indices, 16, pieces)
     dependencies = path_dependencies(paths, indptr, indices)
     order = np.argsort(dependencies.layer, kind="stable")
     sizes = np.diff(paths.offsets)[order]

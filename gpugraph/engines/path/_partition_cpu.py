@@ -1,11 +1,15 @@
 """Numba kernels of the path engine's preprocessing (see :mod:`gpugraph.engines.path.partition`,
 :mod:`~gpugraph.engines.path.dependency` and :mod:`~gpugraph.engines.path.layout`).
 
-The traversal, the linking of paths and the strongly connected components are sequential; the
-passes around them (sorting each row's arcs, writing paths out, chunks and the vertex -> chunk
-index) run in parallel over rows, paths or chunks. The ``prange`` loops write their arrays in
-their own bodies: a cached ``prange`` kernel can lose the array writes of a function it calls
-(docs/architecture.md, "Generated CPU kernels do not use prange").
+The traversal and the linking of paths run on one piece of the graph each (a range of
+vertices, :func:`gpugraph.engines.path.partition.link_paths`), the pieces on threads of their
+own (the kernels release the GIL); gathering the pieces' paths, linking the paths that cross
+pieces and the strongly connected components are sequential; the passes around them (sorting
+each row's arcs, writing paths out, chunks and the vertex -> chunk index) run in parallel over
+rows, paths or chunks. The ``prange`` loops write their arrays in their own bodies: a cached
+``prange`` kernel can lose the array writes of a function it calls (docs/architecture.md,
+"Generated CPU kernels do not use prange"), which is also why the pieces run on threads
+rather than in a ``prange`` loop around the traversal.
 
 Arrays of one entry per arc or per path are allocated by the callers with NumPy and filled
 here: NumPy asks Linux for transparent huge pages for large arrays, Numba's allocator does not,
@@ -68,33 +72,38 @@ def visiting_order(indptr, indices, insertion_max, order):
                 order[start + i] = start + permutation[i]
 
 
-@njit(cache=True)
-def roots_by_degree(indptr):
-    """The vertices with out-arcs by descending out-degree, ties by id (a counting sort)."""
-    n = indptr.size - 1
+@njit(cache=True, nogil=True)
+def roots_by_degree(indptr, first, last, roots):
+    """The vertices ``first`` to ``last - 1`` that have out-arcs, by descending out-degree, ties
+    by id (a counting sort), written to the front of ``roots``; returns how many."""
     max_degree = 0
-    for u in range(n):
+    for u in range(first, last):
         max_degree = max(max_degree, indptr[u + 1] - indptr[u])
     starts = np.zeros(max_degree + 1, dtype=np.int64)  # bucket max_degree - d holds degree d
-    for u in range(n):
+    for u in range(first, last):
         degree = indptr[u + 1] - indptr[u]
         if degree > 0:
             starts[max_degree - degree + 1] += 1
     for b in range(max_degree):
         starts[b + 1] += starts[b]
-    roots = np.empty(starts[max_degree], dtype=np.int64)
-    for u in range(n):
+    count = starts[max_degree]
+    for u in range(first, last):
         degree = indptr[u + 1] - indptr[u]
         if degree > 0:
             roots[starts[max_degree - degree]] = u
             starts[max_degree - degree] += 1
-    return roots
+    return count
 
 
-@njit(cache=True)
-def depth_bounded_paths(indptr, indices, order, roots, max_depth, vertices, arcs, path_offsets, next_from,
-                        first_from, state):
-    """Algorithm 1 of DiGraph with an explicit stack: cut the arcs into edge-disjoint paths.
+@njit(cache=True, nogil=True)
+def depth_bounded_paths(indptr, indices, order, roots, first, last, max_depth, vertices, arcs, path_offsets,
+                        next_from, first_from, state, foreign):
+    """Algorithm 1 of DiGraph with an explicit stack: cut the out-arcs of the vertices ``first``
+    to ``last - 1`` (one piece, or the whole graph) into edge-disjoint paths.
+
+    An arc to a vertex outside the piece ends its path there, as an arc to a visited vertex
+    does: the traversal reads and writes the state of the piece's vertices only, so pieces run
+    at once on different threads.
 
     Parameters
     ----------
@@ -103,31 +112,37 @@ def depth_bounded_paths(indptr, indices, order, roots, max_depth, vertices, arcs
     order:
         From :func:`visiting_order`.
     roots:
-        Vertices in the order traversals start from them (:func:`roots_by_degree`).
+        The piece's vertices in the order traversals start from them (:func:`roots_by_degree`).
+    first, last:
+        The piece's vertices.
     max_depth:
         D_MAX: a vertex reached at this depth is not expanded by the traversal that reached it.
     vertices, arcs:
-        ``2 m`` entries, filled: each path's vertices in order, paths one after another, and
+        Twice the piece's arcs, filled: each path's vertices in order, paths one after another, and
         ``arcs[j]`` the arc from ``vertices[j]`` to ``vertices[j + 1]`` (-1 at a path's last
         vertex).
     path_offsets:
-        ``m + 1`` entries, filled: where each path starts, and after the last its end.
+        The piece's arcs plus one entries, filled: where each path starts, and after the last
+        its end.
     next_from, first_from:
-        ``m`` and ``n`` entries (``first_from`` all -1), filled: the paths starting at each
-        vertex as linked lists in path order (``first_from[v]``, then ``next_from[p]``; -1
+        The piece's arcs and ``n`` entries (``first_from`` all -1), filled: the paths starting
+        at each of the piece's vertices as linked lists in path order (``first_from[v]``, then ``next_from[p]``; -1
         ends them). A vertex's out-arcs are all taken in its one expansion, so its paths are
         linked from that stack frame.
     state:
-        One byte per vertex (zeros), filled: :data:`VISITED`, :data:`EXPANDED`, the in-degree
-        capped at two (:data:`IN_ARCS`) and :data:`INNER` if it is an inner vertex of a path,
+        One byte per vertex (zeros), filled for the piece's vertices: :data:`VISITED`,
+        :data:`EXPANDED`, the in-arcs from the piece capped at two (:data:`IN_ARCS`) and :data:`INNER` if it is an inner vertex of a path,
         for :func:`merge_head_to_tail` (one byte, so the traversal's one random access per arc
         stays in cache). Each vertex is expanded once, by the first traversal that reaches it
         above the depth bound or else as a root, so its arc cursor lives in the stack frame.
+    foreign:
+        The piece's arcs entries, filled: the paths that end outside the piece, ascending.
 
     Returns
     -------
-    (positions, paths)
-        Entries of ``vertices`` and paths written.
+    (positions, paths, foreign_paths)
+        Entries of ``vertices``, paths and entries of ``foreign`` written; path ids count from
+        0 in the piece.
     """
     frames = min(max_depth, indptr.size - 1) + 1  # a stack holds distinct vertices
     stack_vertex = np.empty(frames, dtype=np.int64)
@@ -136,6 +151,7 @@ def depth_bounded_paths(indptr, indices, order, roots, max_depth, vertices, arcs
     stack_last = np.empty(frames, dtype=np.int64)  # the last path started at the frame's vertex
     length = 0
     paths = 0
+    ended_outside = 0
     for root in roots:
         if state[root] & EXPANDED:
             continue
@@ -171,6 +187,11 @@ def depth_bounded_paths(indptr, indices, order, roots, max_depth, vertices, arcs
                 vertices[length] = v
                 arcs[length] = -1
                 length += 1
+                if v < first or v >= last:  # the piece's border ends the path
+                    foreign[ended_outside] = paths - 1
+                    ended_outside += 1
+                    open_path = False
+                    continue
                 arrived = state[v]
                 if arrived & IN_ARCS != MANY_IN_ARCS:
                     arrived += IN_ARC
@@ -193,71 +214,138 @@ def depth_bounded_paths(indptr, indices, order, roots, max_depth, vertices, arcs
                 open_path = False  # line 21 (no arc left or depth bound), or the row is done
                 top -= 1
     path_offsets[paths] = length
-    return length, paths
+    return length, paths, ended_outside
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def merge_head_to_tail(vertices, path_offsets, indptr, state, first_from, next_from, max_length, next_path,
-                       heads, lengths):
-    """Link short paths head to tail (a path ending at ``x`` to one starting at ``x``).
+                       heads, lengths, first_path, last_path, first, last, foreign):
+    """Link short paths head to tail (a path ending at ``x`` to one starting at ``x``): the
+    paths ``first_path`` to ``last_path - 1`` (one piece's, or all) that end at one of the
+    vertices ``first`` to ``last - 1`` (the piece's, or all), then the paths ``foreign``.
 
     A pair is linked when the result has at most ``max_length`` arcs, it closes no cycle of
     links, and — if ``x`` has in- and out-degree above one — ``x`` is an inner vertex of no
     other path (the paper's constraint). Linking makes ``x`` an inner vertex of the result.
     Paths are visited in order, and for each the paths starting at its last vertex in order
     (the lists of :func:`depth_bounded_paths`, from which a linked path is removed; ``state``
-    and the lists are updated in place).
+    and the lists are updated in place). A piece's paths start at its vertices, so pieces link
+    their own paths at once on different threads (``foreign`` empty); one more call links the
+    paths that end outside their piece (an empty range and ``foreign`` those paths, ascending):
+    the paper's re-check of the short paths that the subgraphs' threads made.
 
     Parameters
     ----------
     next_path:
-        One entry per path, filled: the path linked after it (-1 if none).
+        One entry per path, filled for the range: the path linked after it (-1 if none).
     heads, lengths:
-        One entry per path; while linking, the first path of each path's chain and the arcs
-        of the chain each first path starts. Left holding, in their first entries, each
-        chain's first path and arcs, chains in the order of their first paths.
+        One entry per path; filled for the range: the first path of each path's chain and the
+        arcs of the chain each first path starts (:func:`chain_heads` gathers the chains).
+    """
+    for p in range(first_path, last_path):
+        next_path[p] = -1
+        heads[p] = p
+        lengths[p] = path_offsets[p + 1] - path_offsets[p] - 1
+    own = last_path - first_path
+    for i in range(own + foreign.size):
+        p = first_path + i if i < own else foreign[i - own]
+        x = vertices[path_offsets[p + 1] - 1]
+        if i < own and (x < first or x >= last):
+            continue  # ends in another piece: linked by the call for the foreign paths
+        if state[x] & INNER and state[x] & IN_ARCS == MANY_IN_ARCS and indptr[x + 1] - indptr[x] > 1:
+            continue  # a hub that is already an inner vertex
+        head = heads[p]
+        before = -1
+        q = first_from[x]
+        while q != -1:
+            if q != head and lengths[head] + lengths[q] <= max_length:
+                next_path[p] = q
+                if before == -1:
+                    first_from[x] = next_from[q]
+                else:
+                    next_from[before] = next_from[q]
+                lengths[head] += lengths[q]
+                # every path of q's chain now belongs to head's chain
+                r = q
+                while r != -1:
+                    heads[r] = head
+                    r = next_path[r]
+                state[x] |= INNER
+                break
+            before = q
+            q = next_from[q]
+
+
+@njit(cache=True)
+def chain_heads(heads, lengths):
+    """Gather the chains after linking: leaves, in the first entries of ``heads`` and
+    ``lengths``, each chain's first path and arcs, chains in the order of their first paths.
 
     Returns
     -------
     int
         Number of chains.
     """
-    paths = path_offsets.size - 1
-    for p in range(paths):
-        next_path[p] = -1
-        heads[p] = p
-        lengths[p] = path_offsets[p + 1] - path_offsets[p] - 1
-    for p in range(paths):
-        first = heads[p]
-        x = vertices[path_offsets[p + 1] - 1]
-        if state[x] & INNER and state[x] & IN_ARCS == MANY_IN_ARCS and indptr[x + 1] - indptr[x] > 1:
-            continue  # a hub that is already an inner vertex
-        before = -1
-        q = first_from[x]
-        while q != -1:
-            if q != first and lengths[first] + lengths[q] <= max_length:
-                next_path[p] = q
-                if before == -1:
-                    first_from[x] = next_from[q]
-                else:
-                    next_from[before] = next_from[q]
-                lengths[first] += lengths[q]
-                # every path of q's chain now belongs to first's chain
-                r = q
-                while r != -1:
-                    heads[r] = first
-                    r = next_path[r]
-                state[x] |= INNER
-                break
-            before = q
-            q = next_from[q]
     chains = 0
-    for p in range(paths):  # a chain's first path is its own head; chains <= p, so in place
+    for p in range(heads.size):  # a chain's first path is its own head; chains <= p, so in place
         if heads[p] == p:
             heads[chains] = p
             lengths[chains] = lengths[p]
             chains += 1
     return chains
+
+
+@njit(cache=True)
+def count_foreign_arcs(foreign, vertices, path_offsets, state):
+    """Count the arcs by which the paths ``foreign`` end outside their pieces into the in-arc
+    counts of ``state`` (their pieces' traversals counted only their own arcs)."""
+    for p in foreign:
+        v = vertices[path_offsets[p + 1] - 1]
+        if state[v] & IN_ARCS != MANY_IN_ARCS:
+            state[v] += IN_ARC
+
+
+@njit(cache=True)
+def gather_pieces(vertex_starts, arc_starts, written, vertices, arcs, path_offsets, next_from, foreign, first_from):
+    """Move the pieces' paths (each written by :func:`depth_bounded_paths` into its own region
+    of the arrays) together, piece after piece, in place, and number them globally.
+
+    Piece ``k`` has the vertices ``vertex_starts[k]`` to ``vertex_starts[k + 1] - 1`` and the
+    arcs from ``arc_starts[k]``; its positions are at ``2 * arc_starts[k]`` in ``vertices`` and
+    ``arcs``, its paths at ``arc_starts[k] + k`` in ``path_offsets`` and ``arc_starts[k]`` in
+    ``next_from``, its paths ending outside at ``arc_starts[k]`` in ``foreign``, and
+    ``written[k]`` holds (positions, paths, paths ending outside). Each piece moves towards the
+    front (positions and paths do not outnumber arcs), so a forward copy in piece order is
+    safe. The path ids in ``next_from``, ``foreign`` and the piece's entries of ``first_from``
+    are shifted by the paths of the pieces before.
+
+    Returns
+    -------
+    (positions, paths, foreign_paths)
+        The totals: the paths are then ``path_offsets[:paths + 1]`` over ``vertices[:positions]``.
+    """
+    positions = 0
+    paths = 0
+    outside = 0
+    for k in range(arc_starts.size - 1):
+        start = arc_starts[k]
+        for j in range(written[k, 0]):
+            vertices[positions + j] = vertices[2 * start + j]
+            arcs[positions + j] = arcs[2 * start + j]
+        for p in range(written[k, 1]):
+            path_offsets[paths + p] = path_offsets[start + k + p] + positions
+            following = next_from[start + p]
+            next_from[paths + p] = following + paths if following >= 0 else -1
+        for i in range(written[k, 2]):
+            foreign[outside + i] = foreign[start + i] + paths
+        for v in range(vertex_starts[k], vertex_starts[k + 1]):
+            if first_from[v] >= 0:
+                first_from[v] += paths
+        positions += written[k, 0]
+        paths += written[k, 1]
+        outside += written[k, 2]
+    path_offsets[paths] = positions
+    return positions, paths, outside
 
 
 @njit(parallel=True, cache=True)

@@ -31,7 +31,7 @@ from gpugraph.algorithms import _scc_cpu
 from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import run_cpu_kernel
 from gpugraph.engines.path import _partition_cpu as kernels
-from gpugraph.engines.path.partition import LinkedPaths
+from gpugraph.engines.path.partition import LinkedPaths, StageClock
 
 
 @dataclass
@@ -61,7 +61,7 @@ class Dependencies:
         return int(self.layer.max()) + 1 if self.layer.size else 0
 
 
-def path_dependencies(paths, indptr, indices) -> Dependencies:
+def path_dependencies(paths, indptr, indices, clock: StageClock | None = None) -> Dependencies:
     """SCC-vertices and layers of ``paths`` (module docstring).
 
     Parameters
@@ -71,12 +71,15 @@ def path_dependencies(paths, indptr, indices) -> Dependencies:
         :class:`~gpugraph.engines.path.partition.LinkedPaths` of the graph.
     indptr, indices:
         The graph's CSR arrays (any device), those ``paths`` were cut from.
+    clock:
+        If given, the steps' seconds are added to it.
 
     Returns
     -------
     Dependencies
         Per path of ``paths`` (per chain of a ``LinkedPaths``, in its order).
     """
+    clock = StageClock() if clock is None else clock
     indptr = np.asarray(to_numpy(indptr), dtype=np.int64)
     indices = to_numpy(indices)
     chains = paths if isinstance(paths, LinkedPaths) else paths.unlinked()
@@ -85,10 +88,13 @@ def path_dependencies(paths, indptr, indices) -> Dependencies:
     extra, single = np.full(n, -1, dtype=indices.dtype), np.zeros(indices.size, dtype=np.int8)
     run_cpu_kernel(kernels.path_ends, traversed.vertices, traversed.arcs, traversed.offsets, chains.next_path,
                    chains.heads, chains.lengths, extra, single)
+    clock.lap("path ends")
     component, emitted = np.empty(n, dtype=indices.dtype), np.empty(n, dtype=indices.dtype)
     count = run_cpu_kernel(_scc_cpu.strong_components, indptr, indices, extra, component, emitted)
+    clock.lap("SCCs (Tarjan)")
     scc, layer = np.empty(chains.num_chains, dtype=np.int64), np.empty(chains.num_chains, dtype=np.int64)
     num_sccs, largest_scc = run_cpu_kernel(kernels.path_layers, indptr, indices, component, emitted, count,
                                            traversed.vertices, traversed.offsets, chains.heads, chains.lengths,
                                            single, scc, layer)
+    clock.lap("layers")
     return Dependencies(scc=scc, layer=layer, num_sccs=int(num_sccs), largest_scc=int(largest_scc))

@@ -55,7 +55,8 @@ SCHEDULES = ("bsp", "bsp-delta", "async", "path-w", "path")
 def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.PATH_MAX_ROUNDS,
           max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
           priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False,
-          sweeps: int = config.PATH_CHUNK_SWEEPS, profile: bool = False, **parameters) -> Result:
+          sweeps: int = config.PATH_CHUNK_SWEEPS, pieces: int = config.PATH_PIECES, profile: bool = False,
+          **parameters) -> Result:
     """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
 
     Parameters
@@ -83,6 +84,10 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
     sweeps:
         Walks of a chunk per round while it feeds back into itself
         (:data:`gpugraph.config.PATH_CHUNK_SWEEPS`).
+    pieces:
+        Subgraphs the path partitioning traverses in parallel (path schedules;
+        :data:`gpugraph.config.PATH_PIECES`; 1: the sequential Algorithm 1). Part of the
+        layout's key, like ``max_depth`` and ``chunk_arcs``.
     profile:
         Synchronise around each round's walk kernel and report its time as
         ``stats["walk_seconds"]`` (path schedules).
@@ -106,10 +111,10 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
     """
     if schedule not in SCHEDULES:
         raise InvalidParameterError(f"unknown schedule {schedule!r}; use one of {', '.join(SCHEDULES)}")
-    if min(int(max_rounds), int(chunk_arcs), int(sweeps)) < 1 or int(priority_min_chunks) < 0:
+    if min(int(max_rounds), int(chunk_arcs), int(sweeps), int(pieces)) < 1 or int(priority_min_chunks) < 0:
         raise InvalidParameterError(
-            f"max_rounds, chunk_arcs and sweeps must be >= 1 and priority_min_chunks >= 0; got {max_rounds}, "
-            f"{chunk_arcs}, {sweeps}, {priority_min_chunks}")
+            f"max_rounds, chunk_arcs, sweeps and pieces must be >= 1 and priority_min_chunks >= 0; got {max_rounds}, "
+            f"{chunk_arcs}, {sweeps}, {pieces}, {priority_min_chunks}")
     if isinstance(algorithm, PathProgram):
         if parameters:
             raise InvalidParameterError(f"a PathProgram takes no parameters here; got {', '.join(sorted(parameters))}")
@@ -119,7 +124,7 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
     stats = {"schedule": schedule, "preprocessing_seconds": 0.0}
     layout = None
     if schedule.startswith("path"):
-        layout, cached = path_layout(graph, program, int(max_depth), int(chunk_arcs))
+        layout, cached = path_layout(graph, program, int(max_depth), int(chunk_arcs), int(pieces))
         stats.update(layout.summary())
         stats["preprocessing_seconds"] = 0.0 if cached else layout.seconds
     backend = graph.backend
@@ -150,14 +155,15 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
     return Result(program.name, graph, program.finish(state), stats, {**program.parameters, "schedule": schedule})
 
 
-def path_layout(graph, program, max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS):
+def path_layout(graph, program, max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
+                pieces: int = config.PATH_PIECES):
     """The graph's :class:`~gpugraph.engines.path.layout.PathLayout` for ``program``, built on
     first use and kept on the graph. Returns ``(layout, was_cached)``."""
     layouts = graph.__dict__.setdefault("_path_layouts", {})
-    key = (program.layout_key, max_depth, chunk_arcs)
+    key = (program.layout_key, max_depth, chunk_arcs, pieces)
     if key in layouts:
         return layouts[key], True
-    layouts[key] = build_layout(program.indptr, program.indices, max_depth, chunk_arcs)
+    layouts[key] = build_layout(program.indptr, program.indices, max_depth, chunk_arcs, pieces)
     return layouts[key], False
 
 

@@ -25,7 +25,8 @@ from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import run_cpu_kernel
 from gpugraph.engines.path import _partition_cpu as kernels
 from gpugraph.engines.path.dependency import path_dependencies
-from gpugraph.engines.path.partition import link_paths
+from gpugraph.engines.path.partition import StageClock, link_paths
+from gpugraph.errors import InvalidParameterError
 
 
 @dataclass
@@ -47,9 +48,13 @@ class PathLayout:
         Mean out-degree of the vertices at each chunk's positions (D-bar of the paper).
     num_sccs, largest_scc, num_layers:
         Of the path dependency graph (:class:`~gpugraph.engines.path.dependency.Dependencies`).
+    pieces:
+        Subgraphs the partitioning traversed in parallel (1: the sequential Algorithm 1).
     seconds:
         Preprocessing time: partitioning, dependencies, ordering and chunking (the kernels
         compiled or loaded before it starts).
+    stage_seconds:
+        ``seconds`` by step, in the order the steps ran.
     """
 
     vertices: np.ndarray
@@ -63,7 +68,9 @@ class PathLayout:
     num_sccs: int
     largest_scc: int
     num_layers: int
+    pieces: int
     seconds: float
+    stage_seconds: dict
 
     @property
     def num_paths(self) -> int:
@@ -83,12 +90,12 @@ class PathLayout:
             "mean_path_arcs": float(lengths.mean()) if lengths.size else 0.0,
             "max_path_arcs": int(lengths.max()) if lengths.size else 0,
             "sccs": self.num_sccs, "largest_scc_paths": self.largest_scc, "layers": self.num_layers,
-            "layout_seconds": self.seconds,
+            "layout_pieces": self.pieces, "layout_seconds": self.seconds,
         }
 
 
 def build_layout(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH,
-                 chunk_arcs: int = config.PATH_CHUNK_ARCS) -> PathLayout:
+                 chunk_arcs: int = config.PATH_CHUNK_ARCS, pieces: int = config.PATH_PIECES) -> PathLayout:
     """Partition, layer, order and chunk a graph's arcs for the path engine.
 
     Parameters
@@ -99,33 +106,51 @@ def build_layout(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH,
         D_MAX of the partitioning.
     chunk_arcs:
         Arcs per chunk.
+    pieces:
+        Subgraphs the partitioning traverses in parallel
+        (:func:`~gpugraph.engines.path.partition.link_paths`; :data:`gpugraph.config.PATH_PIECES`);
+        1 for the sequential Algorithm 1.
 
     Returns
     -------
     PathLayout
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``max_depth``, ``chunk_arcs`` or ``pieces`` is below 1.
     """
+    if min(int(max_depth), int(chunk_arcs), int(pieces)) < 1:
+        raise InvalidParameterError(
+            f"max_depth, chunk_arcs and pieces must be >= 1, got {max_depth}, {chunk_arcs} and {pieces}")
     indptr = np.asarray(to_numpy(indptr), dtype=np.int64)
     indices = to_numpy(indices)
     _load_kernels(indices.dtype.str)
     start = time.perf_counter()
-    return PathLayout(**_arrange(indptr, indices, max_depth, chunk_arcs), seconds=time.perf_counter() - start)
+    clock = StageClock()
+    fields = _arrange(indptr, indices, int(max_depth), int(chunk_arcs), int(pieces), clock)
+    return PathLayout(**fields, pieces=int(pieces), seconds=time.perf_counter() - start, stage_seconds=clock.seconds)
 
 
-def _arrange(indptr, indices, max_depth: int, chunk_arcs: int) -> dict:
-    """The fields of :class:`PathLayout` but ``seconds``."""
-    linked = link_paths(indptr, indices, max_depth)
-    dependencies = path_dependencies(linked, indptr, indices)
+def _arrange(indptr, indices, max_depth: int, chunk_arcs: int, pieces: int, clock: StageClock) -> dict:
+    """The fields of :class:`PathLayout` but ``pieces`` and the times."""
+    linked = link_paths(indptr, indices, max_depth, pieces, clock)
+    dependencies = path_dependencies(linked, indptr, indices, clock)
     paths = linked.write(dependencies.layer, dependencies.num_layers)  # within a layer, Algorithm 1's order
+    clock.lap("layer order")
     bounds = np.empty(paths.num_paths + 1, dtype=np.int64)
     chunk_offsets = bounds[:run_cpu_kernel(kernels.chunk_boundaries, paths.offsets, int(chunk_arcs), bounds) + 1].copy()
+    layer_ends = np.cumsum(np.bincount(dependencies.layer, minlength=dependencies.num_layers))
+    chunk_layer = np.searchsorted(layer_ends, chunk_offsets[:-1], side="right")
+    clock.lap("chunks")
     chunk_mean_degree, source_chunks = np.empty(chunk_offsets.size - 1), np.empty(indices.size, dtype=np.int64)
     run_cpu_kernel(kernels.chunk_index, indptr, paths.vertices, paths.arcs, paths.offsets, chunk_offsets,
                    config.PATH_INSERTION_SORT_MAX_ARCS, chunk_mean_degree, source_chunks)
-    layer_ends = np.cumsum(np.bincount(dependencies.layer, minlength=dependencies.num_layers))
+    clock.lap("vertex -> chunk index")
     return {
         "vertices": paths.vertices, "arcs": paths.arcs, "offsets": paths.offsets, "chunk_offsets": chunk_offsets,
         "source_offsets": indptr.copy(), "source_chunks": source_chunks,  # each vertex sends along its out-arcs
-        "chunk_layer": np.searchsorted(layer_ends, chunk_offsets[:-1], side="right"),
+        "chunk_layer": chunk_layer,
         "chunk_mean_degree": chunk_mean_degree, "num_sccs": dependencies.num_sccs,
         "largest_scc": dependencies.largest_scc, "num_layers": dependencies.num_layers,
     }
@@ -135,6 +160,8 @@ def _arrange(indptr, indices, max_depth: int, chunk_arcs: int) -> dict:
 def _load_kernels(index_dtype: str) -> None:
     """Compile (or load from Numba's cache) the preprocessing kernels for vertex ids of
     ``index_dtype`` by laying out a tiny graph, so that :attr:`PathLayout.seconds` times the
-    work alone (a first call's kernel time cannot be told apart from its compiling)."""
-    _arrange(np.array([0, 2, 3, 4]), np.array([1, 2, 0, 0], dtype=index_dtype), config.PATH_MAX_DEPTH,
-             config.PATH_CHUNK_ARCS)
+    work alone (a first call's kernel time cannot be told apart from its compiling); in one
+    piece and in two (the kernels that gather pieces)."""
+    for pieces in (1, 2):
+        _arrange(np.array([0, 2, 3, 4]), np.array([1, 2, 0, 0], dtype=index_dtype), config.PATH_MAX_DEPTH,
+                 config.PATH_CHUNK_ARCS, pieces, StageClock())

@@ -9,16 +9,24 @@ starts a new path. Every arc lies on exactly one path. Short paths are then link
 constraint: if ``x`` has in- and out-degree above one it must be an inner vertex of no other
 path.
 
-The traversal and the linking are sequential Numba loops (about 50 and 20 ms on cnr-2000's
-3.2 M arcs on the 2-core development machine, docs/path-engine.md); sorting each row's arcs into
-visiting order and writing the linked paths out run in parallel. The paper parallelises the
-traversal itself over subgraphs, which cuts paths at subgraph borders and so changes them.
+With ``pieces`` above one the traversal runs as the paper runs it, in parallel over subgraphs:
+the vertices are cut into that many ranges of consecutive ids with about equal out-arcs, and one
+thread traverses each range's out-arcs; an arc to a vertex of another range ends its path there
+(the thread reads and writes only its own vertices' state, so the pieces need no
+synchronisation). Each piece then links its own paths ending at its vertices (a path starts at
+a vertex of its piece, so a piece's links stay in it), and one sequential pass links the paths
+that end outside their piece, the paper's re-check of the short paths the threads made. With
+one piece the traversal and linking are the sequential Algorithm 1 over the whole graph. The
+paths differ with the number of pieces, not with the number of cores.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from gpugraph import config
@@ -26,6 +34,21 @@ from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import run_cpu_kernel
 from gpugraph.engines.path import _partition_cpu as kernels
 from gpugraph.errors import InvalidParameterError
+
+
+@dataclass
+class StageClock:
+    """Seconds spent in each named step of the preprocessing, in the order they first ran
+    (:attr:`~gpugraph.engines.path.layout.PathLayout.stage_seconds`)."""
+
+    seconds: dict = field(default_factory=dict)
+    _last: float = field(default_factory=time.perf_counter)
+
+    def lap(self, name: str) -> None:
+        """Charge the time since the last lap (or since the clock was made) to ``name``."""
+        now = time.perf_counter()
+        self.seconds[name] = self.seconds.get(name, 0.0) + now - self._last
+        self._last = now
 
 
 @dataclass
@@ -116,7 +139,8 @@ def _position_dtype(positions: int):
     return np.int32 if positions < np.iinfo(np.int32).max else np.int64
 
 
-def link_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH) -> LinkedPaths:
+def link_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH, pieces: int = 1,
+               clock: StageClock | None = None) -> LinkedPaths:
     """Algorithm 1's traversals and the linking of short paths (module docstring), not yet
     written out: :func:`partition_paths` writes them in order, the layout by layer.
 
@@ -126,53 +150,123 @@ def link_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH) -> Linke
         The graph's CSR arrays (any device; the partitioning runs on the host).
     max_depth:
         D_MAX, the traversal depth bound; linked paths also stay within this many arcs.
+    pieces:
+        Subgraphs traversed at once (module docstring): ranges of consecutive vertices with
+        about equal numbers of out-arcs. 1: the whole graph in one traversal.
+    clock:
+        If given, the steps' seconds are added to it.
 
     Returns
     -------
     LinkedPaths
+        Paths numbered piece by piece, each piece's in the order its traversals emitted them.
 
     Raises
     ------
     InvalidParameterError
-        If ``max_depth`` is below 1.
+        If ``max_depth`` or ``pieces`` is below 1.
     """
-    if int(max_depth) < 1:
-        raise InvalidParameterError(f"max_depth must be >= 1, got {max_depth}")
+    if int(max_depth) < 1 or int(pieces) < 1:
+        raise InvalidParameterError(f"max_depth and pieces must be >= 1, got {max_depth} and {pieces}")
+    clock = StageClock() if clock is None else clock
     indptr = np.asarray(to_numpy(indptr), dtype=np.int64)
     indices = to_numpy(indices)
     n, m = indptr.size - 1, indices.size
     ids = _position_dtype(2 * m + 1)
     order = np.empty(m, dtype=ids)
     run_cpu_kernel(kernels.visiting_order, indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, order)
-    vertices, arcs = np.empty(2 * m, dtype=indices.dtype), np.empty(2 * m, dtype=ids)
-    offsets, next_from = np.empty(m + 1, dtype=ids), np.empty(m, dtype=ids)
+    clock.lap("visiting order")
     first_from, state = np.full(n, -1, dtype=ids), np.zeros(n, dtype=np.int8)
-    roots = run_cpu_kernel(kernels.roots_by_degree, indptr)
-    positions, paths = run_cpu_kernel(kernels.depth_bounded_paths, indptr, indices, order, roots, int(max_depth),
-                                      vertices, arcs, offsets, next_from, first_from, state)
-    traversed = Paths(vertices[:positions], arcs[:positions], offsets[:paths + 1])
+    pieces = _Pieces(indptr, int(pieces))
+    traversed, next_from, foreign = pieces.traverse(indices, order, int(max_depth), ids, first_from, state, clock)
+    paths = traversed.num_paths
+    run_cpu_kernel(kernels.count_foreign_arcs, foreign, traversed.vertices, traversed.offsets, state)
+    clock.lap("paths gathered")
     next_path, heads, lengths = np.empty(paths, dtype=ids), np.empty(paths, dtype=ids), np.empty(paths, dtype=ids)
-    chains = run_cpu_kernel(kernels.merge_head_to_tail, traversed.vertices, traversed.offsets, indptr, state,
-                            first_from, next_from, int(max_depth), next_path, heads, lengths)
+    linking = (traversed.vertices, traversed.offsets, indptr, state, first_from, next_from, int(max_depth), next_path,
+               heads, lengths)
+    pieces.each(lambda k: run_cpu_kernel(kernels.merge_head_to_tail, *linking, pieces.path_starts[k],
+                                         pieces.path_starts[k + 1], pieces.vertex_starts[k],
+                                         pieces.vertex_starts[k + 1], foreign[:0]))
+    clock.lap("linking in pieces")
+    run_cpu_kernel(kernels.merge_head_to_tail, *linking, 0, 0, 0, 0, foreign)
+    chains = run_cpu_kernel(kernels.chain_heads, heads, lengths)
+    clock.lap("linking across pieces")
     return LinkedPaths(traversed, next_path, heads[:chains], lengths[:chains])
 
 
-def partition_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH) -> Paths:
+class _Pieces:
+    """A graph's vertices cut into ranges of about equal out-arcs, and the traversal of each on
+    its own thread (the kernels release the GIL; ``prange`` is not used because a cached
+    parallel kernel can lose the array writes of the kernel it calls, docs/architecture.md)."""
+
+    def __init__(self, indptr: np.ndarray, pieces: int):
+        self.indptr = indptr
+        n, m = indptr.size - 1, int(indptr[-1])
+        self.count = pieces
+        self.vertex_starts = np.searchsorted(indptr, np.arange(pieces + 1) * m // pieces).astype(np.int64)
+        self.vertex_starts[[0, -1]] = 0, n
+        self.arc_starts = indptr[self.vertex_starts]
+        self.path_starts = np.zeros(pieces + 1, dtype=np.int64)  # the paths of each piece, set by traverse
+
+    def each(self, work) -> None:
+        """``work(k)`` for every piece ``k``, on up to Numba's thread count of threads."""
+        if self.count == 1:
+            work(0)
+            return
+        with ThreadPoolExecutor(max_workers=min(self.count, numba.get_num_threads())) as pool:
+            for future in [pool.submit(work, k) for k in range(self.count)]:
+                future.result()
+
+    def traverse(self, indices, order, max_depth: int, ids, first_from, state, clock: StageClock):
+        """Algorithm 1 on every piece (:func:`~._partition_cpu.depth_bounded_paths`), the paths
+        gathered piece after piece. Returns the paths (:class:`Paths`), the list of the paths
+        starting at each vertex after each path (``first_from`` is filled in place) and the
+        paths that end outside their piece, ascending."""
+        indptr, m = self.indptr, indices.size
+        vertices, arcs = np.empty(2 * m, dtype=indices.dtype), np.empty(2 * m, dtype=ids)
+        offsets, next_from = np.empty(m + self.count, dtype=ids), np.empty(m, dtype=ids)
+        foreign, roots = np.empty(m, dtype=ids), np.empty(indptr.size - 1, dtype=np.int64)
+        written = np.zeros((self.count, 3), dtype=np.int64)  # positions, paths, paths ending outside
+
+        def traverse_piece(k: int) -> None:
+            first, last = self.vertex_starts[k], self.vertex_starts[k + 1]
+            start, end = self.arc_starts[k], self.arc_starts[k + 1]
+            found = run_cpu_kernel(kernels.roots_by_degree, indptr, first, last, roots[first:last])
+            written[k] = run_cpu_kernel(
+                kernels.depth_bounded_paths, indptr, indices, order, roots[first:first + found], first, last,
+                max_depth, vertices[2 * start:2 * end], arcs[2 * start:2 * end], offsets[start + k:end + k + 1],
+                next_from[start:end], first_from, state, foreign[start:end])
+
+        self.each(traverse_piece)
+        clock.lap("traversal")
+        positions, paths, ended_outside = written[0]
+        if self.count > 1:
+            positions, paths, ended_outside = run_cpu_kernel(
+                kernels.gather_pieces, self.vertex_starts, self.arc_starts, written, vertices, arcs, offsets,
+                next_from, foreign, first_from)
+        self.path_starts = np.concatenate(([0], np.cumsum(written[:, 1])))
+        return (Paths(vertices[:positions], arcs[:positions], offsets[:paths + 1]), next_from[:paths],
+                foreign[:ended_outside])
+
+
+def partition_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH, pieces: int = 1) -> Paths:
     """Cut a graph's arcs into edge-disjoint paths (module docstring).
 
     Parameters
     ----------
-    indptr, indices, max_depth:
+    indptr, indices, max_depth, pieces:
         As :func:`link_paths`.
 
     Returns
     -------
     Paths
-        The paths, every arc on exactly one of them, in the order of the traversals.
+        The paths, every arc on exactly one of them, in the order of the traversals (piece
+        after piece).
 
     Raises
     ------
     InvalidParameterError
         As :func:`link_paths`.
     """
-    return link_paths(indptr, indices, max_depth).write()
+    return link_paths(indptr, indices, max_depth, pieces).write()
