@@ -14,8 +14,14 @@ Run on the device machine (see docs/path-engine.md):
 3. The library's own PageRank and adsorption on the table graphs, at about the same accuracy.
 4. Ablations on cnr-2000: PageRank with the walk kernel timed alone, the dispatch window,
    layered dispatch, D_MAX and chunk size; every algorithm with 1 and 2 sweeps per chunk (4 is the default).
+5. Layout modes on the table graphs (``--pieces``, also with ``--quick``): the layout built
+   sequentially (1 piece) and in parallel over 2, 4, ... pieces, each ``--repeat`` times (warm;
+   the minimum per step), and PageRank with the ``path`` schedule on each layout: rounds,
+   vertex updates, time. ``--pieces-only`` runs just this (with ``bsp`` and ``async``
+   PageRank for reference).
 
-Prints one line per run, a markdown table at the end, and writes the rows as JSON to ``--out``.
+Every run's line says which layout it used (``pieces=``, ``layout=`` seconds). Prints one line
+per run, markdown tables at the end, and writes the rows as JSON to ``--out``.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ from gpugraph.algorithms import adsorption, kcore, pagerank, sssp  # noqa: E402
 from gpugraph.backend import to_numpy  # noqa: E402
 from gpugraph.backend.kernels import compile_report  # noqa: E402
 from gpugraph.engines.path import SCHEDULES, solve  # noqa: E402
+from gpugraph.engines.path.layout import build_layout  # noqa: E402
+from gpugraph.engines.path.programs import make_program  # noqa: E402
 
 ALGORITHMS = ("pagerank", "adsorption", "sssp", "kcore")
 TABLE_GRAPHS = ("cnr-2000.txt.gz", "soc-Slashdot0902.txt.gz")
@@ -48,7 +56,7 @@ ABLATIONS = (
     {"profile": True}, {"priority_min_chunks": 0}, {"layered": True},
     {"max_depth": 2}, {"max_depth": 4}, {"max_depth": 64}, {"chunk_arcs": 4}, {"chunk_arcs": 64},
 )
-ABLATION_OPTIONS = ("profile", "priority_min_chunks", "layered", "max_depth", "chunk_arcs", "sweeps")
+ABLATION_OPTIONS = ("profile", "priority_min_chunks", "layered", "max_depth", "chunk_arcs", "sweeps", "pieces")
 DEVICE = ["cuda"]  # the device of the table's rows (--device)
 ROWS: list[dict] = []
 FAILURES: list[str] = []
@@ -107,8 +115,9 @@ def run_one(graph, label: str, algorithm: str, schedule: str, expected, device: 
     ROWS.append(row)
     log(f"{label:24s} {algorithm:10s} {schedule:9s} {device:4s} {'ok ' if ok else 'BAD'} err={err:.2e} "
         f"time={stats['seconds'] * 1e3:9.2f} ms rounds={stats['rounds']:5d} updates={stats['vertex_updates']:11d} "
-        f"arcs={stats['arcs_loaded']:11d} util={stats['utilisation']:.2f} layout={stats.get('layout_seconds', 0):.2f}s "
-        f"{' '.join(f'{k}={v}' for k, v in options.items())}")
+        f"arcs={stats['arcs_loaded']:11d} util={stats['utilisation']:.2f} layout={stats.get('layout_seconds', 0):.3f}s "
+        f"pieces={stats.get('layout_pieces', '-')} "
+        f"{' '.join(f'{k}={v}' for k, v in options.items() if k != 'pieces')}")
     return row
 
 
@@ -140,12 +149,49 @@ def library_rows(graph, label: str, device: str, repeat: int) -> None:
             f"rounds={result.stats['rounds']:5d} (algorithms.{algorithm}, tol={tol})")
 
 
+def layout_rows(graph, label: str, device: str, pieces: list[int], repeat: int) -> None:
+    """Section 5: each layout mode built ``repeat`` times (warm; the minimum of each step and of
+    the total), then PageRank on it with the ``path`` schedule."""
+    program = make_program(graph, "pagerank")
+    expected = reference(graph, "pagerank", {})
+    for count in pieces:
+        layouts = [build_layout(program.indptr, program.indices, pieces=count) for _ in range(max(repeat, 2))]
+        steps = {step: min(layout.stage_seconds[step] for layout in layouts) for step in layouts[0].stage_seconds}
+        seconds = min(layout.seconds for layout in layouts)
+        ROWS.append({"graph": label, "schedule": "layout", "device": "host", "pieces": count, "seconds": seconds,
+                     "stage_seconds": steps, **{k: v for k, v in layouts[0].summary().items() if k != "layout_seconds"}})
+        log(f"{label:24s} layout in {count:3d} piece(s): {seconds * 1e3:8.1f} ms (min of {len(layouts)}) "
+            + " ".join(f"{step}={value * 1e3:.1f}" for step, value in steps.items())
+            + f" paths={layouts[0].num_paths} sccs={layouts[0].num_sccs} layers={layouts[0].num_layers}")
+        run_one(graph, label, "pagerank", "path", expected, device, repeat, pieces=count)
+
+
+def layout_table() -> str:
+    """Section 5 as a table: per graph and layout mode, the layout's time by step and PageRank's
+    rounds, vertex updates and time on it."""
+    layouts = [r for r in ROWS if r["schedule"] == "layout"]
+    if not layouts:
+        return ""
+    steps = list(layouts[0]["stage_seconds"])
+    lines = ["| graph | pieces | layout (ms) | " + " | ".join(steps) + " | paths | PageRank rounds | vertex updates "
+             "| time (ms) |", "|---|---:|---:|" + "---:|" * (len(steps) + 4)]
+    for layout in layouts:
+        run = next((r for r in ROWS if r["graph"] == layout["graph"] and r.get("pieces") == layout["pieces"]
+                    and r["schedule"] == "path"), None)
+        lines.append(
+            f"| {layout['graph']} | {layout['pieces']} | {layout['seconds'] * 1e3:.1f} | "
+            + " | ".join(f"{layout['stage_seconds'].get(step, 0) * 1e3:.1f}" for step in steps)
+            + f" | {layout['paths']:,} | " + (f"{run['rounds']} | {run['vertex_updates']:,} | {run['seconds'] * 1e3:.2f} |"
+                                             if run else "| | |"))
+    return "\n".join(lines)
+
+
 def table() -> str:
     """The issue's table: the table graphs' rows without ablation options, with the ratios of
     vertex updates to ``bsp`` and of time to ``async`` (blank where that row is missing)."""
     lines = ["| graph | algorithm | schedule | time (ms) | rounds | vertex updates | updates / bsp "
-             "| time / async | arcs loaded | utilisation | layout built (s) |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| time / async | arcs loaded | utilisation | layout built (s) | pieces |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     base = {(r["graph"], r["algorithm"], r["schedule"]): r for r in ROWS
             if r["device"] == DEVICE[0] and r["graph"] in TABLE_GRAPHS
             and r["schedule"] in SCHEDULES and not set(ABLATION_OPTIONS) & set(r)}
@@ -157,7 +203,7 @@ def table() -> str:
         lines.append(
             f"| {label} | {algorithm} | {schedule} | {row['seconds'] * 1e3:.2f} | {row['rounds']} | "
             f"{row['vertex_updates']:,} | {updates} | {time_ratio} | {row['arcs_loaded']:,} | "
-            f"{row['utilisation']:.2f} | {row.get('layout_seconds', 0):.2f} |")
+            f"{row['utilisation']:.2f} | {row.get('layout_seconds', 0):.2f} | {row.get('layout_pieces', '')} |")
     return "\n".join(lines)
 
 
@@ -173,7 +219,12 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="table graphs only, no ablations")
     parser.add_argument("--repeat", type=int, default=2, help="runs per table entry (the median of all but the first)")
     parser.add_argument("--device", default="cuda", help="where the main runs go (cpu: a local rehearsal)")
+    parser.add_argument("--pieces", default="1,2,4,8,16,32",
+                        help="layout modes of section 5: pieces of the partitioning, comma-separated ('' skips it)")
+    parser.add_argument("--pieces-only", action="store_true",
+                        help="section 5 alone on the table graphs, with bsp and async PageRank for reference")
     args = parser.parse_args()
+    pieces = [int(count) for count in args.pieces.split(",") if count.strip()]
     DEVICE[0] = args.device
     args.out.mkdir(parents=True, exist_ok=True)
     warm = gg.rmat(8, device=args.device)
@@ -189,7 +240,16 @@ def main() -> int:
             continue
         graph = gg.load(path, device=args.device)
         log(f"loaded {graph}")
+        if args.pieces_only:
+            if name in TABLE_GRAPHS:
+                check_graph(graph, name, args.device, schedules=("bsp", "async"), algorithms=("pagerank",),
+                            repeat=args.repeat)
+                layout_rows(graph, name, args.device, pieces, args.repeat)
+                save(args.out)
+            continue
         check_graph(graph, name, args.device, repeat=args.repeat if name in TABLE_GRAPHS else 2)
+        if name in TABLE_GRAPHS:
+            layout_rows(graph, name, args.device, pieces, args.repeat)
         if name in TABLE_GRAPHS:
             library_rows(graph, name, args.device, args.repeat)
         if name in TABLE_GRAPHS and args.device != "cpu":
@@ -204,11 +264,12 @@ def main() -> int:
                             args.device, **options)
         del graph
         save(args.out)
-    if not args.quick:
+    if not args.quick and not args.pieces_only:
         graph = gg.rmat(RMAT_SCALE, device=args.device)
         log(f"generated {graph}")
         check_graph(graph, f"rmat-{RMAT_SCALE}", args.device)
     print(table())
+    print(layout_table())
     save(args.out)
     log(f"{len(ROWS)} runs, {len(FAILURES)} failures")
     for failure in FAILURES:

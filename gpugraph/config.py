@@ -247,7 +247,10 @@ PATH_INSERTION_SORT_MAX_ARCS = 64
 #: traverses in parallel, one thread each (DiGraph §3.2.1); paths end at the ranges' borders and are
 #: linked across them afterwards. A fixed number, not the core count, so that a graph gets the same
 #: paths, and the engine the same rounds, on every machine; 1 is the sequential Algorithm 1.
-PATH_PIECES = 16
+#: 1: on the 2-core development machine (2026-11-25) 2-32 pieces built cnr-2000's and Slashdot's
+#: layouts no faster (the parallel traversal saves what gathering the pieces costs) and cost
+#: PageRank 0-2% more vertex updates; bench/path_engine.py section 5 measures it on a larger host.
+PATH_PIECES = 1
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
 #: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this
