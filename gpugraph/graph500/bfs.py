@@ -266,9 +266,10 @@ class Searcher:
         (:meth:`parents`).
 
         One process on a GPU launches a batch of ``config.GRAPH500_LEVELS_AHEAD`` levels without
-        waiting: each level's plan is made on the device (``_kernels_cpu.decide``) and the
-        levels after the last one find nothing to do; one read of the counters after the batch
-        tells where the search ended. Several processes, the CPU and profiling go level by level.
+        waiting (from the second search on as one CUDA graph: ``Options.cuda_graphs``): each
+        level's plan is made on the device (``_kernels_cpu.decide``) and the levels after the
+        last one find nothing to do; one read of the counters after the batch tells where the
+        search ended. Several processes, the CPU and profiling go level by level.
 
         Returns
         -------
