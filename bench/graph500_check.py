@@ -32,8 +32,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
