@@ -51,8 +51,8 @@ PLAN_DONE, PLAN_VISITS, PLAN_BACKWARD = 2 * SLOT + 5, 2 * SLOT + 6, 2 * SLOT + 7
 PULL_DD, PUSH_DD, PULL_DN, PUSH_DN = 1, 2, 4, 8
 ND_FORWARD, NN_FORWARD, DN_BACKWARD, NN_BACKWARD = 16, 32, 64, 128
 PASS_VISITS = ND_FORWARD | NN_FORWARD | DN_BACKWARD | NN_BACKWARD
-#: Bits of ``counts[PLAN_BACKWARD]``: ``1 << k`` for the k-th kind of dd, dn, nd, nn.
-BACKWARD_DD, BACKWARD_DN, BACKWARD_ND, BACKWARD_NN = 1, 2, 4, 8
+#: ``counts[PLAN_BACKWARD]`` has bit ``1 << k`` set while the k-th kind of dd, dn, nd, nn goes
+#: backward.
 #: From here on a row of HISTORY_CELLS per level of a batch (the host reads them after the
 #: batch): the normal and delegate frontier sizes and the kinds going backward.
 HISTORY, HISTORY_CELLS = 2 * SLOT + 8, 3
@@ -286,38 +286,28 @@ def decide(counts, slot, factors, direction_optimizing, alone, row):
     unvisited_dd, unvisited_dn = counts[slot + UNVISITED_DD], counts[slot + UNVISITED_DN]
     unvisited_nd, unvisited_nn = counts[UNVISITED_ND], counts[UNVISITED_NN]
     backward = counts[PLAN_BACKWARD]
-    if direction_optimizing:
-        # Per kind: FV, q, the unvisited sources of the forward and of the reversed subgraph.
-        numbers = ((fv_dd, q_delegate, unvisited_dd, unvisited_dd), (fv_dn, q_delegate, unvisited_dn, unvisited_nd),
-                   (fv_nd, q_normal, unvisited_nd, unvisited_dn), (fv_nn, q_normal, unvisited_nn, unvisited_nn))
-        for kind in range(4 if alone else 3):
-            forward_work, frontier, unvisited_forward, unvisited_backward = numbers[kind]
-            bit = np.int64(1) << kind
-            if frontier > 0:
-                backward_work = np.float64(unvisited_backward) * (frontier + unvisited_forward) / frontier
-                if backward & bit == 0 and forward_work > factors[2 * kind] * backward_work:
-                    backward |= bit
-                elif backward & bit != 0 and forward_work < factors[2 * kind + 1] * backward_work:
-                    backward &= ~bit
+    # Per kind (dd, dn, nd, nn; bit 1 << k of ``backward``): FV, q, the unvisited sources of the
+    # forward and of the reversed subgraph, and the visit it plans forward and backward.
+    kinds = ((fv_dd, q_delegate, unvisited_dd, unvisited_dd, PUSH_DD, PULL_DD),
+             (fv_dn, q_delegate, unvisited_dn, unvisited_nd, PUSH_DN, DN_BACKWARD),
+             (fv_nd, q_normal, unvisited_nd, unvisited_dn, ND_FORWARD, PULL_DN),
+             (fv_nn, q_normal, unvisited_nn, unvisited_nn, NN_FORWARD, NN_BACKWARD))
     visits = np.int64(0)
-    if q_delegate > 0:
-        if backward & BACKWARD_DD == 0:
-            visits |= PUSH_DD if fv_dd > 0 else 0
-        elif unvisited_dd > 0:
-            visits |= PULL_DD
-        if backward & BACKWARD_DN == 0:
-            visits |= PUSH_DN if fv_dn > 0 else 0
-        elif unvisited_nd > 0:
-            visits |= DN_BACKWARD
-    if q_normal > 0:
-        if backward & BACKWARD_ND == 0:
-            visits |= ND_FORWARD if fv_nd > 0 else 0
-        elif unvisited_dn > 0:
-            visits |= PULL_DN
-        if backward & BACKWARD_NN == 0:
-            visits |= NN_FORWARD if fv_nn > 0 else 0
-        elif unvisited_nn > 0:
-            visits |= NN_BACKWARD
+    for kind in range(4):
+        forward_work, frontier, unvisited_forward, unvisited_backward, forward_visit, backward_visit = kinds[kind]
+        if frontier == 0:
+            continue
+        bit = np.int64(1) << kind
+        if direction_optimizing and (alone or kind < 3):
+            backward_work = np.float64(unvisited_backward) * (frontier + unvisited_forward) / frontier
+            if backward & bit == 0 and forward_work > factors[2 * kind] * backward_work:
+                backward |= bit
+            elif backward & bit != 0 and forward_work < factors[2 * kind + 1] * backward_work:
+                backward &= ~bit
+        if backward & bit == 0:
+            visits |= forward_visit if forward_work > 0 else 0
+        elif unvisited_backward > 0:
+            visits |= backward_visit
     counts[PLAN_BACKWARD] = backward
     counts[PLAN_VISITS] = visits
     counts[PLAN_DONE] = 1 if alone and q_normal + q_delegate == 0 else 0
