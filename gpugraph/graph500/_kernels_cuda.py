@@ -57,6 +57,10 @@ TALLIES = 5
 PROBE = 4
 #: Normals a thread of :func:`normal_pass` takes per tile, their depths loaded together.
 VERTICES_PER_THREAD = 4
+#: Tiles a block of :func:`normal_pass` lists at a time (its largest ``blockDim``), and the
+#: shared cells of the list (with its length).
+TILE_LIST = 128
+TILE_LIST_CELLS = TILE_LIST + 1
 
 #: Shared cells of :func:`_reserve_by_scan`: one per thread of the largest block, and one.
 RESERVE_CELLS = 1025
@@ -284,16 +288,30 @@ def _depth_if(depth, x, needed):
     return at if needed else np.int32(-2)
 
 
+@cuda.jit(device=True, inline=True)
+def _tile_needs(frontier_flags, open_flags, tile, level, forward, backward):
+    """Bit ``i`` set when segment ``i`` of tile ``tile`` has something to do this level: part of
+    its frontier (``forward``), or normals with arcs left to find (``backward``)."""
+    s0 = tile * VERTICES_PER_THREAD
+    f0, f1, f2, f3 = frontier_flags[s0], frontier_flags[s0 + 1], frontier_flags[s0 + 2], frontier_flags[s0 + 3]
+    o0, o1, o2, o3 = open_flags[s0], open_flags[s0 + 1], open_flags[s0 + 2], open_flags[s0 + 3]
+    n0, n1 = ((f0 == level) & forward) | ((o0 > 0) & backward), ((f1 == level) & forward) | ((o1 > 0) & backward)
+    n2, n3 = ((f2 == level) & forward) | ((o2 > 0) & backward), ((f3 == level) & forward) | ((o3 > 0) & backward)
+    return np.int32(n0) | (np.int32(n1) << 1) | (np.int32(n2) << 2) | (np.int32(n3) << 3)
+
+
 @cuda.jit(cache=True)
 def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
                 candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources):
-    """One pass over the local normals (``_kernels_cpu.normal_pass``). A block steps through
-    tiles of :data:`VERTICES_PER_THREAD` segments (``blockDim`` must be a segment's length), a
-    thread taking a normal of each. The segments' flags are loaded together, then the depths of
-    the segments with something to do (one load in flight per thread left a pass over idle
-    levels at a third of the memory bandwidth): frontier normals for the forward visits, normals
-    left to find for the backward ones. Every thread of a block takes the same steps, so the nn
-    pairs can be placed a tile at a time."""
+    """One pass over the local normals (``_kernels_cpu.normal_pass``). The normals come in tiles
+    of :data:`VERTICES_PER_THREAD` segments (``blockDim`` must be a segment's length, at most
+    :data:`TILE_LIST`), tile ``t`` to block ``t mod gridDim``. A block first reads the flags of
+    its next ``blockDim`` tiles, a thread a tile, and lists those with something to do (a loop
+    reading each tile's flags in turn spent 32 us on a level with nothing to do); then it works
+    through the list, a thread taking a normal of each segment: frontier normals for the forward
+    visits, normals left to find for the backward ones, their depths loaded together after the
+    flags. Every thread of a block takes the same steps, so the nn pairs can be placed a tile at
+    a time."""
     visits = counts[PLAN_VISITS] & allowed
     if visits == 0:
         return
@@ -302,6 +320,7 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
     forward, backward = nd_forward or nn_forward, dn_backward or nn_backward
     block = cuda.shared.array(TALLIES, np.int64)
     places = cuda.shared.array(2, np.int64)
+    listed = cuda.shared.array(TILE_LIST_CELLS, np.int32)  # entries (thread << 4 | needs), then their count
     tally = cuda.local.array(TALLIES, np.int64)
     for cell in range(TALLIES):
         tally[cell] = 0
@@ -309,42 +328,50 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
     visit_nn = nn_forward and not pairs
     size = depth.size
     width = cuda.blockDim.x
-    # The runs of flags this level reads: frontier segments, normals left to find (a segment
-    # past the end reads the next run's first cells, or the padding after the last run).
+    me = cuda.threadIdx.x
+    # The runs of flags this level reads: frontier segments, normals left to find (a tile past
+    # the last segment reads the next run's first cells, or the padding after the last run).
     segments = (flags.size - FLAG_PADDING) // 3
     frontier_flags = flags[(level % 2) * segments:]
     open_flags = flags[2 * segments:]
-    step = np.int64(cuda.gridDim.x) * width * VERTICES_PER_THREAD
-    for tile in range(np.int64(cuda.blockIdx.x) * width * VERTICES_PER_THREAD, size, step):
-        s0 = tile >> SEGMENT_BITS
-        f0, f1, f2, f3 = frontier_flags[s0], frontier_flags[s0 + 1], frontier_flags[s0 + 2], frontier_flags[s0 + 3]
-        o0, o1, o2, o3 = open_flags[s0], open_flags[s0 + 1], open_flags[s0 + 2], open_flags[s0 + 3]
-        n0, n1 = ((f0 == level) & forward) | ((o0 > 0) & backward), ((f1 == level) & forward) | ((o1 > 0) & backward)
-        n2, n3 = ((f2 == level) & forward) | ((o2 > 0) & backward), ((f3 == level) & forward) | ((o3 > 0) & backward)
-        if not (n0 | n1 | n2 | n3):
-            continue  # the same for the whole block (the flags are per segment)
-        x0 = tile + cuda.threadIdx.x
-        x1, x2, x3 = x0 + width, x0 + 2 * width, x0 + 3 * width
-        a0, a1 = _depth_if(depth, x0, n0), _depth_if(depth, x1, n1)
-        a2, a3 = _depth_if(depth, x2, n2), _depth_if(depth, x3, n3)
-        for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
-            if at >= -1:
-                _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, nn_backward, depth, parent, nd_indptr,
-                              nd_indices, nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids,
-                              np.int64(x) * stride + offset, tally, flags)
-        if nn_forward and pairs:  # the same for the whole grid
-            count = np.int64(0)
+    tile_length = width * VERTICES_PER_THREAD
+    tiles = (size + tile_length - 1) // tile_length
+    blocks = np.int64(cuda.gridDim.x)
+    for first in range(0, tiles, blocks * width):
+        if me == 0:
+            listed[TILE_LIST] = 0
+        cuda.syncthreads()
+        tile = first + me * blocks + cuda.blockIdx.x
+        if tile < tiles:
+            needs = _tile_needs(frontier_flags, open_flags, tile, level, forward, backward)
+            if needs:
+                listed[cuda.atomic.add(listed, TILE_LIST, 1)] = (me << 4) | needs
+        cuda.syncthreads()
+        for item in range(listed[TILE_LIST]):
+            entry = listed[item]
+            x0 = (first + (entry >> 4) * blocks + cuda.blockIdx.x) * tile_length + me
+            x1, x2, x3 = x0 + width, x0 + 2 * width, x0 + 3 * width
+            a0, a1 = _depth_if(depth, x0, entry & 1 != 0), _depth_if(depth, x1, entry & 2 != 0)
+            a2, a3 = _depth_if(depth, x2, entry & 4 != 0), _depth_if(depth, x3, entry & 8 != 0)
             for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
-                if at == level:
-                    count += nn_indptr[x + 1] - nn_indptr[x]
-            place = _reserve(places, counts, PAIRS, count)
-            for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
-                if at == level:
-                    source = np.int64(x) * stride + offset
-                    for position in range(nn_indptr[x], nn_indptr[x + 1]):
-                        pair_targets[place] = nn_indices[position]
-                        pair_sources[place] = source
-                        place += 1
+                if at >= -1:
+                    _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, nn_backward, depth, parent,
+                                  nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new, candidate,
+                                  delegate_ids, np.int64(x) * stride + offset, tally, flags)
+            if nn_forward and pairs:  # the same for the whole grid
+                count = np.int64(0)
+                for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
+                    if at == level:
+                        count += nn_indptr[x + 1] - nn_indptr[x]
+                place = _reserve(places, counts, PAIRS, count)
+                for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
+                    if at == level:
+                        source = np.int64(x) * stride + offset
+                        for position in range(nn_indptr[x], nn_indptr[x + 1]):
+                            pair_targets[place] = nn_indices[position]
+                            pair_sources[place] = source
+                            place += 1
+        cuda.syncthreads()  # the list is read before the next step rewrites it
     _add_tallies(tally, block, counts, slot)
 
 
