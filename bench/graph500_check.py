@@ -213,16 +213,21 @@ def _kernel_times(searcher, root):
     print("[micro] its frontiers and directions:", stats["frontiers"], stats["directions"], flush=True)
     from gpugraph import config
 
-    for blocks_per_sm in (4, 16, 32):
-        config.GRAPH500_PASS_BLOCKS_PER_SM, default = blocks_per_sm, config.GRAPH500_PASS_BLOCKS_PER_SM
-        searcher.search(root)
-        with profile(activities=[ProfilerActivity.CUDA]) as profiler:
+    for setting, kernel in (("GRAPH500_PASS_BLOCKS_PER_SM", "normal_pass"),
+                            ("GRAPH500_CLOSE_BLOCKS_PER_SM", "close_delegates")):
+        default = getattr(config, setting)
+        for blocks_per_sm in (4, 8, 16, 32):
+            setattr(config, setting, blocks_per_sm)
+            searcher._graphs.clear()  # captured with the default grid
             searcher.search(root)
-        config.GRAPH500_PASS_BLOCKS_PER_SM = default
-        passes = [event.device_time for event in profiler.events()
-                  if event.device_type.name == "CUDA" and "normal_pass" in event.name]
-        print(f"[micro] {blocks_per_sm} pass blocks per SM: normal_pass {' '.join(f'{t:.0f}' for t in passes)} us",
-              flush=True)
+            searcher.search(root)
+            with profile(activities=[ProfilerActivity.CUDA]) as profiler:
+                searcher.search(root)
+            times = [event.device_time for event in profiler.events()
+                     if event.device_type.name == "CUDA" and kernel in event.name]
+            print(f"[micro] {setting} {blocks_per_sm}: {kernel} {' '.join(f'{t:.0f}' for t in times)} us", flush=True)
+        setattr(config, setting, default)
+        searcher._graphs.clear()
 
 
 if __name__ == "__main__":

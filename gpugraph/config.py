@@ -243,6 +243,11 @@ PATH_CHUNK_SWEEPS = 4
 #: sending chunks: rows of at most this many arcs by insertion sort (no allocation, and cheap
 #: for the short rows that are most rows), longer ones by merge sort.
 PATH_INSERTION_SORT_MAX_ARCS = 64
+#: Building the layout sorts the chains of paths by layer in parallel over blocks of this many
+#: consecutive chains (a counting sort per block; the order does not depend on it): large enough
+#: that a block's per-layer counts are few next to its chains, small enough for 8 blocks a core
+#: on cnr-2000's 3 M chains.
+PATH_ORDER_BLOCK_CHAINS = 1 << 14
 #: Subgraphs (ranges of consecutive vertices with about equal out-arcs) that the path partitioning
 #: traverses in parallel, one thread each (DiGraph §3.2.1); paths end at the ranges' borders and are
 #: linked across them afterwards. A fixed number, not the core count, so that a graph gets the same
@@ -290,8 +295,10 @@ GRAPH500_DIRECTION_FACTORS = {"dd": (0.5, 0.0), "dn": (0.05, 0.0), "nd": (1e-7, 
 #: Blocks per multiprocessor of the pass over the normals (CUDA; blocks step through the normals
 #: together): enough to fill the GPU, few enough that the blocks' counter atomics cost nothing.
 GRAPH500_PASS_BLOCKS_PER_SM = 8
-#: Blocks per multiprocessor of the kernel that closes a level over the delegates (CUDA).
-GRAPH500_CLOSE_BLOCKS_PER_SM = 2
+#: Blocks per multiprocessor of the kernel that closes a level over the delegates (CUDA; a
+#: thread per delegate, a few barriers per step): 8 against 2 takes a scale-24 search's closes
+#: from 132 to 74 us (H100, CUPTI; 16 and 32 no better).
+GRAPH500_CLOSE_BLOCKS_PER_SM = 8
 #: Threads of the block that scans one long delegate row in a backward visit (CUDA: the rows whose
 #: first columns held no frontier vertex; delegate rows hold hundreds of arcs), testing this many
 #: at a time and stopping at the first hit...

@@ -251,24 +251,22 @@ def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward
                     _claim_normal(t3, source, depth, parent, level, nd_indptr, nn_indptr, tally, flags)
     elif at == -1 and (dn_backward or nn_backward):
         found = np.int64(-1)
-        start, end = nd_indptr[x], nd_indptr[x + 1]
+        # Both rows' offsets loaded together: the claim needs the nn degree, and waiting for it
+        # after the delegate's id cost one more round trip per found normal.
+        start, end, nn_start, nn_end = nd_indptr[x], nd_indptr[x + 1], nn_indptr[x], nn_indptr[x + 1]
         if dn_backward:
             for position in range(start, end, PROBE):
                 column = _probe(nd_indices, position, end, delegate_depth, level)
                 if column >= 0:
                     found = delegate_ids[column]
                     break
-        nn_start = nn_end = np.int64(-1)
         if found < 0 and nn_backward:  # one process: nn columns are local indices
-            nn_start, nn_end = nn_indptr[x], nn_indptr[x + 1]
             for position in range(nn_start, nn_end, PROBE):
                 column = _probe(nn_indices, position, nn_end, depth, level)
                 if column >= 0:
                     found = column
                     break
         if found >= 0:
-            if nn_start < 0:
-                nn_start, nn_end = nn_indptr[x], nn_indptr[x + 1]
             # Without forward nn claims in this pass nobody else claims x: a plain store.
             if not nn_forward:
                 depth[x] = level + 1
