@@ -15,7 +15,7 @@ import gpugraph as gg
 from gpugraph.engines.path import _partition_cpu as kernels
 from gpugraph.engines.path.dependency import path_dependencies
 from gpugraph.engines.path.layout import build_layout
-from gpugraph.engines.path.partition import partition_paths
+from gpugraph.engines.path.partition import link_paths, partition_paths
 
 
 def random_csr(n, m, seed):
@@ -177,6 +177,28 @@ def test_partition_equals_the_plain_algorithm(n, m, seed, max_depth, pieces):
         span = slice(paths.offsets[p], paths.offsets[p + 1])
         assert paths.vertices[span].tolist() == vertices
         assert paths.arcs[span].tolist() == arcs + [-1]
+
+
+@pytest.mark.parametrize("block", [1, 3, 64, 1 << 14])
+@pytest.mark.parametrize("n, m, seed", GRAPHS)
+def test_writing_by_layer_is_a_stable_sort_whatever_the_block(n, m, seed, block):
+    indptr, indices = random_csr(n, m, seed)
+    linked = link_paths(indptr, indices, 4)
+    chains = partition_paths(indptr, indices, 4)  # the chains written in chain order
+    num_layers = 5  # some layers hold no chain, the last one included
+    layer = np.random.default_rng(seed).choice([0, 1, 3], linked.num_chains).astype(np.int64)
+    positions = chains.vertices.size
+    vertices, arcs = np.empty(positions, dtype=indices.dtype), np.empty(positions, dtype=np.int64)
+    offsets, layer_ends = np.empty(linked.num_chains + 1, dtype=np.int64), np.empty(num_layers, dtype=np.int64)
+    traversed = linked.traversed
+    kernels.write_by_layer(layer, num_layers, linked.lengths, block, traversed.vertices, traversed.arcs,
+                           traversed.offsets, linked.next_path, linked.heads, vertices, arcs, offsets, layer_ends)
+    order = np.argsort(layer, kind="stable")
+    expected = np.concatenate([np.arange(chains.offsets[c], chains.offsets[c + 1]) for c in order] or [[]])
+    assert np.array_equal(offsets, np.concatenate(([0], np.cumsum(np.diff(chains.offsets)[order]))))
+    assert np.array_equal(vertices, chains.vertices[expected.astype(np.int64)])
+    assert np.array_equal(arcs, chains.arcs[expected.astype(np.int64)])
+    assert np.array_equal(layer_ends, np.cumsum(np.bincount(layer, minlength=num_layers)))
 
 
 @pytest.mark.parametrize("pieces", [1, 3])

@@ -4,9 +4,10 @@
 The traversal and the linking of paths run on one piece of the graph each (a range of
 vertices, :func:`gpugraph.engines.path.partition.link_paths`), the pieces on threads of their
 own (the kernels release the GIL); gathering the pieces' paths, linking the paths that cross
-pieces and the strongly connected components are sequential; the passes around them (sorting
-each row's arcs, writing paths out, chunks and the vertex -> chunk index) run in parallel over
-rows, paths or chunks. The ``prange`` loops write their arrays in their own bodies: a cached
+pieces, the strongly connected components and the pass over them in topological order are
+sequential; the passes around them (sorting each row's arcs, the chains' components and layers,
+writing paths out by layer, the vertex -> chunk index) run in parallel over rows, blocks of
+chains or chunks. The ``prange`` loops write their arrays in their own bodies: a cached
 ``prange`` kernel can lose the array writes of a function it calls (docs/architecture.md,
 "Generated CPU kernels do not use prange"), which is also why the pieces run on threads
 rather than in a ``prange`` loop around the traversal.
@@ -349,27 +350,6 @@ def gather_pieces(vertex_starts, arc_starts, written, vertices, arcs, path_offse
 
 
 @njit(parallel=True, cache=True)
-def write_chains(vertices, arcs, path_offsets, next_path, heads, order, out_vertices, out_arcs, out_offsets):
-    """Write chains out as paths, chain ``order[i]`` as the ``i``-th from ``out_offsets[i]``
-    (both from :func:`order_by_layer`): a chain's vertices once each, in order (chains in
-    parallel), into ``out_vertices`` and ``out_arcs`` (as
-    :class:`~gpugraph.engines.path.partition.Paths` holds them)."""
-    for i in prange(order.size):
-        out = out_offsets[i]
-        q = heads[order[i]]
-        start = path_offsets[q]
-        while q != -1:
-            for j in range(start, path_offsets[q + 1]):
-                out_vertices[out] = vertices[j]
-                out_arcs[out] = arcs[j]
-                out += 1
-            q = next_path[q]
-            if q != -1:  # the joint is written once: the next path's first arc leaves it
-                out_arcs[out - 1] = arcs[path_offsets[q]]
-                start = path_offsets[q] + 1
-
-
-@njit(parallel=True, cache=True)
 def path_ends(vertices, arcs, path_offsets, next_path, heads, lengths, extra, single):
     """What the strongly connected components of the path dependency graph need of each chain
     ``v_0 -> ... -> v_L`` (see :mod:`gpugraph.engines.path.dependency`).
@@ -399,10 +379,10 @@ def path_layers(indptr, indices, component, emitted, count, vertices, path_offse
 
     A chain ``v_0 -> ... -> v_L`` shares the component of ``v_1`` when it has two arcs or more
     or ``v_0`` and ``v_1`` share one; otherwise it is an SCC-vertex alone between them
-    (labelled ``count + c`` for chain ``c``). A component holds chains or not; its layer is the
-    most ``layer + holds`` of its predecessors, plus one across a chain alone, taken over the
-    graph's arcs between components in topological order (descending component number); the
-    chains' layers are then read in parallel. Fills ``scc`` and ``layer`` (one entry per
+    (labelled ``count + c`` for chain ``c``), found for the chains in parallel. A component holds
+    chains or not; its layer is the most ``layer + holds`` of its predecessors, plus one across a
+    chain alone, taken over the graph's arcs between components in topological order (descending
+    component number, sequential); the chains' layers are then read in parallel. Fills ``scc`` and ``layer`` (one entry per
     chain).
 
     Returns
@@ -410,17 +390,16 @@ def path_layers(indptr, indices, component, emitted, count, vertices, path_offse
     (num_sccs, largest_scc)
         SCC-vertices holding chains; chains in the largest.
     """
-    holds = np.zeros(count, dtype=np.int64)
-    paths_in = np.zeros(count, dtype=np.int64)
-    for c in range(heads.size):  # scc: the component of v_1, or -1 - that of v_0 for a chain alone
+    for c in prange(heads.size):  # scc: the component of v_1, or -1 - that of v_0 for a chain alone
         first = component[vertices[path_offsets[heads[c]]]]
         second = component[vertices[path_offsets[heads[c]] + 1]]
-        if lengths[c] > 1 or first == second:
-            holds[second] = 1
-            paths_in[second] += 1
-            scc[c] = second
-        else:
-            scc[c] = -1 - first
+        scc[c] = second if lengths[c] > 1 or first == second else -1 - first
+    holds = np.zeros(count, dtype=np.int64)
+    paths_in = np.zeros(count, dtype=np.int64)
+    for c in range(heads.size):
+        if scc[c] >= 0:
+            holds[scc[c]] = 1
+            paths_in[scc[c]] += 1
     component_layer = np.zeros(count, dtype=np.int64)
     for i in range(emitted.size - 1, -1, -1):
         u = emitted[i]
@@ -447,29 +426,56 @@ def path_layers(indptr, indices, component, emitted, count, vertices, path_offse
     return num_sccs, largest
 
 
-@njit(cache=True)
-def order_by_layer(layer, num_layers, lengths, order, offsets):
-    """Sort chains by layer, in chain order within a layer (a counting sort), and place them.
+@njit(parallel=True, cache=True)
+def write_by_layer(layer, num_layers, lengths, block, vertices, arcs, path_offsets, next_path, heads,
+                   out_vertices, out_arcs, out_offsets, layer_ends):
+    """Write chains out as paths sorted by layer, in chain order within a layer: a counting sort
+    in parallel over blocks of ``block`` consecutive chains (each block counts its chains and
+    positions per layer, a scan gives each block and layer its first path and position, each
+    block writes its chains there; the result does not depend on ``block``). A block reads its
+    chains' positions in order and writes one run per layer.
 
-    Fills ``order`` (chain ``order[i]`` is written ``i``-th) and ``offsets`` (where the
-    ``i``-th written chain starts: chain ``c`` takes ``lengths[c] + 1`` positions; ``P + 1``
-    entries).
+    Chain ``c`` (from ``heads[c]`` along ``next_path``, ``lengths[c]`` arcs) is written with its
+    vertices once each, in order, into ``out_vertices`` and ``out_arcs`` (as
+    :class:`~gpugraph.engines.path.partition.Paths` holds them); fills ``out_offsets`` (``P + 1``
+    entries) and ``layer_ends`` (``num_layers`` entries: the written paths of layers up to ``l``
+    are those below ``layer_ends[l]``).
     """
-    chains = np.zeros(num_layers + 1, dtype=np.int64)  # first chain, then first position, of each layer
-    positions = np.zeros(num_layers + 1, dtype=np.int64)
-    for c in range(layer.size):
-        chains[layer[c] + 1] += 1
-        positions[layer[c] + 1] += lengths[c] + 1
-    for b in range(num_layers):
-        chains[b + 1] += chains[b]
-        positions[b + 1] += positions[b]
-    for c in range(layer.size):
-        i = chains[layer[c]]
-        order[i] = c
-        offsets[i] = positions[layer[c]]
-        chains[layer[c]] += 1
-        positions[layer[c]] += lengths[c] + 1
-    offsets[layer.size] = positions[num_layers]
+    blocks = (layer.size + block - 1) // block
+    chains = np.zeros((blocks, num_layers), dtype=np.int64)  # per block and layer: count, then next path
+    positions = np.zeros((blocks, num_layers), dtype=np.int64)  # the same in positions
+    for b in prange(blocks):
+        for c in range(b * block, min(b * block + block, layer.size)):
+            chains[b, layer[c]] += 1
+            positions[b, layer[c]] += lengths[c] + 1
+    chain_total = 0
+    position_total = 0
+    for g in range(num_layers):  # layer-major: a layer's blocks in order, then the next layer
+        for b in range(blocks):
+            count, size = chains[b, g], positions[b, g]
+            chains[b, g], positions[b, g] = chain_total, position_total
+            chain_total += count
+            position_total += size
+        layer_ends[g] = chain_total
+    out_offsets[layer.size] = position_total
+    for b in prange(blocks):
+        for c in range(b * block, min(b * block + block, layer.size)):
+            g = layer[c]
+            out = positions[b, g]
+            out_offsets[chains[b, g]] = out
+            chains[b, g] += 1
+            positions[b, g] += lengths[c] + 1
+            q = heads[c]
+            start = path_offsets[q]
+            while q != -1:
+                for j in range(start, path_offsets[q + 1]):
+                    out_vertices[out] = vertices[j]
+                    out_arcs[out] = arcs[j]
+                    out += 1
+                q = next_path[q]
+                if q != -1:  # the joint is written once: the next path's first arc leaves it
+                    out_arcs[out - 1] = arcs[path_offsets[q]]
+                    start = path_offsets[q] + 1
 
 
 @njit(cache=True)

@@ -136,11 +136,11 @@ def _arrange(indptr, indices, max_depth: int, chunk_arcs: int, pieces: int, cloc
     """The fields of :class:`PathLayout` but ``pieces`` and the times."""
     linked = link_paths(indptr, indices, max_depth, pieces, clock)
     dependencies = path_dependencies(linked, indptr, indices, clock)
-    paths = linked.write(dependencies.layer, dependencies.num_layers)  # within a layer, Algorithm 1's order
+    layer_ends = np.empty(dependencies.num_layers, dtype=np.int64)
+    paths = linked.write(dependencies.layer, dependencies.num_layers, layer_ends)  # within a layer, Algorithm 1's order
     clock.lap("layer order")
     bounds = np.empty(paths.num_paths + 1, dtype=np.int64)
     chunk_offsets = bounds[:run_cpu_kernel(kernels.chunk_boundaries, paths.offsets, int(chunk_arcs), bounds) + 1].copy()
-    layer_ends = np.cumsum(np.bincount(dependencies.layer, minlength=dependencies.num_layers))
     chunk_layer = np.searchsorted(layer_ends, chunk_offsets[:-1], side="right")
     clock.lap("chunks")
     chunk_mean_degree, source_chunks = np.empty(chunk_offsets.size - 1), np.empty(indices.size, dtype=np.int64)

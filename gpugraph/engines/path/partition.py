@@ -118,20 +118,24 @@ class LinkedPaths:
         """Number of chains, the paths :meth:`write` writes."""
         return self.heads.size
 
-    def write(self, layer=None, num_layers: int = 1) -> Paths:
+    def write(self, layer=None, num_layers: int = 1, layer_ends=None) -> Paths:
         """The chains as paths: sorted by ``layer`` (int64 per chain, below ``num_layers``),
-        in chain order within a layer; all in chain order if ``layer`` is ``None``."""
+        in chain order within a layer; all in chain order if ``layer`` is ``None``. If given,
+        ``layer_ends`` (``num_layers`` int64 entries) is filled with the end of each layer's
+        paths (the paths of layers up to ``l`` are those below ``layer_ends[l]``)."""
         if layer is None:
             layer = np.zeros(self.num_chains, dtype=np.int64)
+        if layer_ends is None:
+            layer_ends = np.empty(num_layers, dtype=np.int64)
         traversed = self.traversed
         positions = traversed.vertices.size - (traversed.num_paths - self.num_chains)  # a joint is written once
         paths = Paths(np.empty(positions, dtype=traversed.vertices.dtype), np.empty(positions, dtype=np.int64),
                       np.empty(self.num_chains + 1, dtype=np.int64))
-        order = np.empty(self.num_chains, dtype=self.heads.dtype)
-        run_cpu_kernel(kernels.order_by_layer, layer, int(num_layers), self.lengths, order, paths.offsets)
-        run_cpu_kernel(kernels.write_chains, traversed.vertices, traversed.arcs, traversed.offsets, self.next_path,
-                       self.heads, order, paths.vertices, paths.arcs, paths.offsets)
+        run_cpu_kernel(kernels.write_by_layer, layer, int(num_layers), self.lengths, config.PATH_ORDER_BLOCK_CHAINS,
+                       traversed.vertices, traversed.arcs, traversed.offsets, self.next_path, self.heads,
+                       paths.vertices, paths.arcs, paths.offsets, layer_ends)
         return paths
+
 
 def _position_dtype(positions: int):
     """``int32`` when ids and positions up to ``positions`` fit in it, else ``int64``: the
