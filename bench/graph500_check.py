@@ -50,6 +50,7 @@ def main() -> int:
     scale = args.scale + (args.gpus - 1).bit_length()
     results = {"scale_per_gpu": args.scale, "scale": scale, "gpus": args.gpus, "steps": {}}
     out = Path(args.out) / f"graph500-{args.device}-{args.gpus}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
 
     def save():
         out.write_text(json.dumps(results, indent=1))

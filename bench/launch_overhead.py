@@ -34,8 +34,9 @@ def main() -> int:
     kernel = kernels.normal_pass
     no_ids = searcher.no_ids
     arguments = (searcher.depth, searcher.parent, np.int32(99), np.int64(0), graph.nd.indptr, graph.nd.indices,
-                 graph.nn.indptr, graph.nn.indices, searcher.delegate_key, searcher.no_mark, no_ids, searcher.stride,
-                 searcher.offset, searcher.counts, np.int64(0), searcher.flags, no_ids, no_ids)
+                 graph.nn.indptr, graph.nn.indices, searcher.delegate_depth, searcher.no_mark, no_ids,
+                 graph.delegate_ids, searcher.stride, searcher.offset, searcher.counts, np.int64(0), searcher.flags,
+                 no_ids, no_ids)
     blocks = backend.multiprocessors() * config.GRAPH500_PASS_BLOCKS_PER_SM
     threads = backend.threads_per_block()
     launch_cuda_grid(kernel, backend, blocks, threads, *arguments)

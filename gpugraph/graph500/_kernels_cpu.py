@@ -36,11 +36,6 @@ DD_QUEUE, DN_QUEUE, UNVISITED_DD, UNVISITED_DN = 3, 4, 5, 6
 SLOT = 8
 ARC_BITS = 40
 ARC_MASK = (1 << ARC_BITS) - 1
-#: A delegate's key (``delegate_key``, int64, written by :func:`close_delegates`): -1 while
-#: unvisited, else its depth above bit KEY_ID_BITS and its global id below, so the pass over the
-#: normals learns a frontier delegate's id with the load that gives its depth.
-KEY_ID_BITS = 40
-KEY_ID_MASK = (1 << KEY_ID_BITS) - 1
 #: Unvisited local normals that have nd arcs, and nn arcs (running counts: claims subtract).
 UNVISITED_ND, UNVISITED_NN = 2 * SLOT, 2 * SLOT + 1
 #: nn pairs reserved so far in the level (several processes); then, on the GPU, the long rows
@@ -133,8 +128,8 @@ def _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn):
 
 
 @njit(parallel=True, cache=True)
-def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_key, new,
-                candidate, stride, offset, counts, slot, flags, pair_targets, pair_sources):
+def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
+                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources):
     """One pass over the local normals for the visits of the level's plan that ``allowed`` (bits)
     lets it run; none: nothing to do. A normal at depth ``level`` visits forward its nd arcs
     (``nd_forward``: marks unvisited delegates new, itself their candidate) and its nn arcs
@@ -158,7 +153,7 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
             if nd_forward:
                 for position in range(nd_indptr[x], nd_indptr[x + 1]):
                     target = nd_indices[position]
-                    if delegate_key[target] < 0 and new[target] == 0:
+                    if delegate_depth[target] < 0 and new[target] == 0:
                         new[target] = 1
                         candidate[target] = source
             if nn_forward and pairs:
@@ -183,9 +178,9 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
             found = -1
             if dn_backward:
                 for position in range(nd_indptr[x], nd_indptr[x + 1]):
-                    key = delegate_key[nd_indices[position]]
-                    if key >> KEY_ID_BITS == level:
-                        found = key & KEY_ID_MASK
+                    column = nd_indices[position]
+                    if delegate_depth[column] == level:
+                        found = delegate_ids[column]
                         break
             if found < 0 and nn_backward:
                 for position in range(nn_indptr[x], nn_indptr[x + 1]):
@@ -243,10 +238,9 @@ def pull_delegates(indptr, indices, new, candidate, level, delegate_depth, colum
 
 
 @njit(parallel=True, cache=True)
-def close_delegates(new, delegate_depth, delegate_key, delegate_ids, level, dd_degree, dn_degree, dd_queue, dd_starts,
-                    dn_queue, dn_starts, counts, slot, spent_slot):
-    """End of a level: delegates set in the combined mask ``new`` join depth ``level + 1`` (their
-    depth and their key, :data:`KEY_ID_BITS`) and the
+def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, dd_starts, dn_queue, dn_starts, counts,
+                    slot, spent_slot):
+    """End of a level: delegates set in the combined mask ``new`` join depth ``level + 1`` and the
     two queues of the next level's frontier (with the starts of their arcs), the mask is cleared,
     and the slot ``counts[slot:]`` gets the delegate numbers of the next level; the slot
     ``counts[spent_slot:]`` (read at this level's start) is zeroed for the claims of the next
@@ -260,7 +254,6 @@ def close_delegates(new, delegate_depth, delegate_key, delegate_ids, level, dd_d
         if new[x] != 0:
             new[x] = 0
             delegate_depth[x] = level + 1
-            delegate_key[x] = (np.int64(level + 1) << KEY_ID_BITS) | delegate_ids[x]
             first = atomic_add_i64(counts, slot + DD_QUEUE, (np.int64(1) << ARC_BITS) | dd_degree[x])
             dd_queue[first >> ARC_BITS] = x
             dd_starts[first >> ARC_BITS] = first & ARC_MASK

@@ -31,8 +31,6 @@ from gpugraph.graph500._kernels_cpu import (
     FLAG_PADDING,
     FV_ND,
     FV_NN,
-    KEY_ID_BITS,
-    KEY_ID_MASK,
     LONG_DN,
     ND_FORWARD,
     NN_BACKWARD,
@@ -194,21 +192,6 @@ def _probe(indices, position, end, column_depth, level):
     return -1
 
 
-@cuda.jit(device=True, inline=True)
-def _probe_keys(indices, position, end, keys, level):
-    """:func:`_probe` over delegate columns by their keys (``_kernels_cpu.KEY_ID_BITS``): the
-    global id of the first whose depth is ``level``, or -1."""
-    c0 = indices[position]
-    c1 = indices[position + 1] if position + 1 < end else c0
-    c2 = indices[position + 2] if position + 2 < end else c0
-    c3 = indices[position + 3] if position + 3 < end else c0
-    k0, k1, k2, k3 = keys[c0], keys[c1], keys[c2], keys[c3]
-    for key in (k0, k1, k2, k3):
-        if key >> KEY_ID_BITS == level:
-            return key & KEY_ID_MASK
-    return np.int64(-1)
-
-
 @cuda.jit(cache=True)
 def push(indptr, indices, queue, starts, queue_cell, ids, stride, offset, seen, mark, owner, level, nd_indptr,
          nn_indptr, counts, slot, visit, flags):
@@ -239,14 +222,14 @@ def push(indptr, indices, queue, starts, queue_cell, ids, stride, offset, seen, 
 
 @cuda.jit(device=True, inline=True)
 def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward, depth, parent, nd_indptr, nd_indices,
-                  nn_indptr, nn_indices, delegate_key, new, candidate, source, tally, flags):
+                  nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, source, tally, flags):
     """What the pass over the normals does for normal ``x`` at depth ``at`` (nn claims only;
     the nn pairs of several processes are written by the caller)."""
     if at == level:
         if nd_forward:
             for position in range(nd_indptr[x], nd_indptr[x + 1]):
                 target = nd_indices[position]
-                if delegate_key[target] < 0 and new[target] == 0:
+                if delegate_depth[target] < 0 and new[target] == 0:
                     new[target] = 1
                     candidate[target] = source
         if nn_forward:
@@ -273,8 +256,9 @@ def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward
         start, end, nn_start, nn_end = nd_indptr[x], nd_indptr[x + 1], nn_indptr[x], nn_indptr[x + 1]
         if dn_backward:
             for position in range(start, end, PROBE):
-                found = _probe_keys(nd_indices, position, end, delegate_key, level)
-                if found >= 0:
+                column = _probe(nd_indices, position, end, delegate_depth, level)
+                if column >= 0:
+                    found = delegate_ids[column]
                     break
         if found < 0 and nn_backward:  # one process: nn columns are local indices
             for position in range(nn_start, nn_end, PROBE):
@@ -315,8 +299,8 @@ def _tile_needs(frontier_flags, open_flags, tile, level, forward, backward):
 
 
 @cuda.jit(cache=True)
-def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_key, new,
-                candidate, stride, offset, counts, slot, flags, pair_targets, pair_sources):
+def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
+                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources):
     """One pass over the local normals (``_kernels_cpu.normal_pass``). The normals come in tiles
     of :data:`VERTICES_PER_THREAD` segments (``blockDim`` must be a segment's length, at most
     :data:`TILE_LIST`), tile ``t`` to block ``t mod gridDim``. A block first reads the flags of
@@ -370,8 +354,8 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
             for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
                 if at >= -1:
                     _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, nn_backward, depth, parent,
-                                  nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_key, new, candidate,
-                                  np.int64(x) * stride + offset, tally, flags)
+                                  nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new, candidate,
+                                  delegate_ids, np.int64(x) * stride + offset, tally, flags)
             if nn_forward and pairs:  # the same for the whole grid
                 count = np.int64(0)
                 for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
@@ -464,8 +448,8 @@ def pull_long_rows(indptr, indices, new, candidate, level, column_depth, column_
 
 
 @cuda.jit(cache=True)
-def close_delegates(new, delegate_depth, delegate_key, delegate_ids, level, dd_degree, dn_degree, dd_queue, dd_starts,
-                    dn_queue, dn_starts, counts, slot, spent_slot):
+def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, dd_starts, dn_queue, dn_starts, counts,
+                    slot, spent_slot):
     """End of a level (``_kernels_cpu.close_delegates``), a thread per delegate; a block reserves
     its run of each queue, and of the arcs behind it, with one atomic add of a packed cell, and
     counts its unvisited delegates with a barrier count (early levels, where nearly all are
@@ -489,7 +473,6 @@ def close_delegates(new, delegate_depth, delegate_key, delegate_ids, level, dd_d
             if new[x] != 0:
                 new[x] = 0
                 delegate_depth[x] = level + 1
-                delegate_key[x] = (np.int64(level + 1) << KEY_ID_BITS) | delegate_ids[x]
                 dd_packed = one | dd_degree[x]
                 dn_packed = one | dn_degree[x]
             elif delegate_depth[x] < 0:

@@ -213,7 +213,6 @@ class Searcher:
             self.parent = xp.empty(subgraphs.num_local, dtype=np.int64)
             d = subgraphs.num_delegates
             self.delegate_depth = xp.full(d, -1, dtype=np.int32)
-            self.delegate_key = xp.full(d, -1, dtype=np.int64)  # depth and id (_kernels_cpu.KEY_ID_BITS)
             self.new = xp.zeros(d, dtype=np.uint8)
             self.candidate = xp.full(d, -1, dtype=np.int64)
             self.degree = {name: getattr(subgraphs, name).degree() for name in ("dd", "dn")}
@@ -401,7 +400,7 @@ class Searcher:
         graph = self.graph
         # A parent counts only where the depth is set (parents()), so only the depths are reset;
         # on a GPU by a byte memset (-1 is all ones), several times faster than CuPy's fill.
-        for array in (self.depth, self.flags, self.delegate_depth, self.delegate_key, self.candidate):
+        for array in (self.depth, self.flags, self.delegate_depth, self.candidate):
             if self.backend.is_cuda and not self.backend.simulated:
                 array.data.memset_async(0xFF, array.nbytes)
             else:
@@ -452,9 +451,9 @@ class Searcher:
         """The delegates found in ``level`` join the next one; its counter slot gets their numbers
         and the slot read at this level's start is zeroed (``_kernels_cpu.close_delegates``)."""
         slot = ((level + 1) % 2) * kernel_cells.SLOT
-        arguments = (self.new, self.delegate_depth, self.delegate_key, self.graph.delegate_ids, np.int32(level),
-                     self.degree["dd"], self.degree["dn"], *self.queues["dd"], *self.queues["dn"], self.counts,
-                     np.int64(slot), np.int64(kernel_cells.SLOT - slot))
+        arguments = (self.new, self.delegate_depth, np.int32(level), self.degree["dd"], self.degree["dn"],
+                     *self.queues["dd"], *self.queues["dn"], self.counts, np.int64(slot),
+                     np.int64(kernel_cells.SLOT - slot))
         if self.backend.is_cuda:
             backend = self.backend
             blocks = min(backend.blocks_for(int(self.new.size)),
@@ -570,8 +569,8 @@ class Searcher:
         nd_forward = allowed & kernel_cells.ND_FORWARD
         new, candidate = (self.new, self.candidate) if nd_forward else (self.no_mark, no_ids)
         arguments = (self.depth, self.parent, np.int32(level), np.int64(allowed), graph.nd.indptr, graph.nd.indices,
-                     graph.nn.indptr, graph.nn.indices, self.delegate_key, new, candidate, self.stride, self.offset,
-                     self.counts, next_slot, self.flags, targets, sources)
+                     graph.nn.indptr, graph.nn.indices, self.delegate_depth, new, candidate, graph.delegate_ids,
+                     self.stride, self.offset, self.counts, next_slot, self.flags, targets, sources)
         if self.backend.is_cuda:
             backend = self.backend
             segment = 1 << kernel_cells.SEGMENT_BITS  # a block a segment
