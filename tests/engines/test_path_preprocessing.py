@@ -151,10 +151,11 @@ def reference_layers(paths, num_vertices):
 def test_visiting_order_is_a_stable_sort_by_head_out_degree(n, m, seed, insertion_max):
     indptr, indices = random_csr(n, m, seed)
     out_degree = np.diff(indptr)
-    order = np.empty(indices.size, dtype=np.int32)
-    kernels.visiting_order(indptr, indices, insertion_max, order)
+    order, slots = np.empty(indices.size, dtype=np.int32), np.empty(indices.size, dtype=np.int32)
+    kernels.visiting_order(indptr, indices, insertion_max, order, slots)
     rows = np.repeat(np.arange(n), out_degree)
     assert np.array_equal(order, np.lexsort((-out_degree[indices], rows)))
+    assert np.array_equal(slots[order], np.arange(indices.size))
     roots = np.empty(n, dtype=np.int64)
     found = kernels.roots_by_degree(indptr, 0, n, roots)
     expected = np.argsort(-out_degree, kind="stable")

@@ -34,7 +34,7 @@ EXPANDED = np.int8(16)
 
 
 @njit(parallel=True, cache=True)
-def visiting_order(indptr, indices, insertion_max, order):
+def visiting_order(indptr, indices, insertion_max, order, slots):
     """Each row's arcs in Algorithm 1's visiting order: highest out-degree head first, ties in
     CSR order (a stable sort of every row, rows in parallel).
 
@@ -47,6 +47,10 @@ def visiting_order(indptr, indices, insertion_max, order):
     order:
         Filled: per CSR slot ``i`` of vertex ``u``'s row, the arc id (CSR position) of ``u``'s
         ``i``-th arc in visiting order.
+    slots:
+        Filled: the inverse of ``order`` (``slots[order[i]] = i``), the slot at which each arc
+        comes in its row's visiting order (the vertex -> chunk index scatters by it,
+        :func:`chunk_index`).
     """
     for u in prange(indptr.size - 1):
         start = indptr[u]
@@ -71,6 +75,8 @@ def visiting_order(indptr, indices, insertion_max, order):
             permutation = np.argsort(keys, kind="mergesort")
             for i in range(end - start):
                 order[start + i] = start + permutation[i]
+        for i in range(start, end):
+            slots[order[i]] = i
 
 
 @njit(cache=True, nogil=True)
@@ -504,20 +510,23 @@ def chunk_boundaries(offsets, max_arcs, bounds):
 
 
 @njit(parallel=True, cache=True)
-def chunk_index(indptr, vertices, arcs, offsets, chunk_offsets, insertion_max, chunk_mean_degree, source_chunks):
+def chunk_index(indptr, vertices, arcs, offsets, chunk_offsets, slots, insertion_max, chunk_mean_degree,
+                source_chunks):
     """Mean out-degree of each chunk's positions, and the chunks sending along each vertex's
     out-arcs (chunks in parallel, then rows in parallel).
 
     Fills ``chunk_mean_degree`` and ``source_chunks``: ``source_chunks[indptr[v]:indptr[v + 1]]``
-    are the chunks of ``v``'s out-arcs, ascending (rows of at most ``insertion_max`` arcs
-    sorted by insertion).
+    are the chunks of ``v``'s out-arcs, ascending. Each arc's chunk is first written at the
+    arc's slot in its row's visiting order (``slots``, from :func:`visiting_order`): a vertex's
+    arcs leave it in that order in one traversal, so the rows come out nearly sorted and the
+    sort after (rows of at most ``insertion_max`` arcs by insertion) moves few entries.
     """
     for c in prange(chunk_offsets.size - 1):
         degree = 0
         for j in range(offsets[chunk_offsets[c]], offsets[chunk_offsets[c + 1]]):
             degree += indptr[vertices[j] + 1] - indptr[vertices[j]]
             if arcs[j] >= 0:
-                source_chunks[arcs[j]] = c
+                source_chunks[slots[arcs[j]]] = c
         chunk_mean_degree[c] = degree / max(offsets[chunk_offsets[c + 1]] - offsets[chunk_offsets[c]], 1)
     for u in prange(indptr.size - 1):
         start = indptr[u]

@@ -145,7 +145,7 @@ def _arrange(indptr, indices, max_depth: int, chunk_arcs: int, pieces: int, cloc
     clock.lap("chunks")
     chunk_mean_degree, source_chunks = np.empty(chunk_offsets.size - 1), np.empty(indices.size, dtype=np.int64)
     run_cpu_kernel(kernels.chunk_index, indptr, paths.vertices, paths.arcs, paths.offsets, chunk_offsets,
-                   config.PATH_INSERTION_SORT_MAX_ARCS, chunk_mean_degree, source_chunks)
+                   linked.slots, config.PATH_INSERTION_SORT_MAX_ARCS, chunk_mean_degree, source_chunks)
     clock.lap("vertex -> chunk index")
     return {
         "vertices": paths.vertices, "arcs": paths.arcs, "offsets": paths.offsets, "chunk_offsets": chunk_offsets,

@@ -106,12 +106,17 @@ class LinkedPaths:
         Per traversed path, the path linked after it (-1 if none).
     heads, lengths:
         Per chain, in the order of their first paths: that first path and the chain's arcs.
+    slots:
+        Per arc, the slot at which the traversals took it from its row (the inverse of the
+        visiting order, :func:`~._partition_cpu.visiting_order`); ``None`` for
+        :meth:`Paths.unlinked`.
     """
 
     traversed: Paths
     next_path: np.ndarray
     heads: np.ndarray
     lengths: np.ndarray
+    slots: np.ndarray | None = None
 
     @property
     def num_chains(self) -> int:
@@ -177,8 +182,8 @@ def link_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH, pieces: 
     indices = to_numpy(indices)
     n, m = indptr.size - 1, indices.size
     ids = _position_dtype(2 * m + 1)
-    order = np.empty(m, dtype=ids)
-    run_cpu_kernel(kernels.visiting_order, indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, order)
+    order, slots = np.empty(m, dtype=ids), np.empty(m, dtype=ids)
+    run_cpu_kernel(kernels.visiting_order, indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, order, slots)
     clock.lap("visiting order")
     first_from, state = np.full(n, -1, dtype=ids), np.zeros(n, dtype=np.int8)
     pieces = _Pieces(indptr, int(pieces))
@@ -196,7 +201,7 @@ def link_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH, pieces: 
     run_cpu_kernel(kernels.merge_head_to_tail, *linking, 0, 0, 0, 0, foreign)
     chains = run_cpu_kernel(kernels.chain_heads, heads, lengths)
     clock.lap("linking across pieces")
-    return LinkedPaths(traversed, next_path, heads[:chains], lengths[:chains])
+    return LinkedPaths(traversed, next_path, heads[:chains], lengths[:chains], slots)
 
 
 class _Pieces:
