@@ -3,14 +3,14 @@
 
 The traversal and the linking of paths run on one piece of the graph each (a range of
 vertices, :func:`gpugraph.engines.path.partition.link_paths`), the pieces on threads of their
-own (the kernels release the GIL); gathering the pieces' paths, linking the paths that cross
-pieces, the strongly connected components and the pass over them in topological order are
-sequential; the passes around them (sorting each row's arcs, the chains' components and layers,
-writing paths out by layer, the vertex -> chunk index) run in parallel over rows, blocks of
-chains or chunks. The ``prange`` loops write their arrays in their own bodies: a cached
-``prange`` kernel can lose the array writes of a function it calls (docs/architecture.md,
-"Generated CPU kernels do not use prange"), which is also why the pieces run on threads
-rather than in a ``prange`` loop around the traversal.
+own (the kernels release the GIL); linking the paths that cross pieces, the strongly
+connected components and the pass over them in topological order are sequential; the passes
+around them (sorting each row's arcs, gathering the pieces' paths, the chains' components and
+layers, writing paths out by layer, the vertex -> chunk index) run in parallel over rows,
+pieces, blocks of chains or chunks. The ``prange`` loops write their arrays in their own
+bodies: a cached ``prange`` kernel can lose the array writes of a function it calls
+(docs/architecture.md, "Generated CPU kernels do not use prange"), which is also why the
+pieces' traversals run on threads rather than in a ``prange`` loop around the traversal.
 
 Arrays of one entry per arc or per path are allocated by the callers with NumPy and filled
 here: NumPy asks Linux for transparent huge pages for large arrays, Numba's allocator does not,
@@ -312,47 +312,41 @@ def count_foreign_arcs(foreign, vertices, path_offsets, state):
             state[v] += IN_ARC
 
 
-@njit(cache=True)
-def gather_pieces(vertex_starts, arc_starts, written, vertices, arcs, path_offsets, next_from, foreign, first_from):
-    """Move the pieces' paths (each written by :func:`depth_bounded_paths` into its own region
-    of the arrays) together, piece after piece, in place, and number them globally.
+@njit(parallel=True, cache=True)
+def gather_pieces(vertex_starts, arc_starts, written, starts, vertices, arcs, path_offsets, next_from, foreign,
+                  first_from, out_vertices, out_arcs, out_offsets, out_next_from, out_foreign):
+    """Copy the pieces' paths (each written by :func:`depth_bounded_paths` into its own region
+    of the arrays) into gap-free arrays, piece after piece, numbered globally (pieces in
+    parallel).
 
     Piece ``k`` has the vertices ``vertex_starts[k]`` to ``vertex_starts[k + 1] - 1`` and the
     arcs from ``arc_starts[k]``; its positions are at ``2 * arc_starts[k]`` in ``vertices`` and
     ``arcs``, its paths at ``arc_starts[k] + k`` in ``path_offsets`` and ``arc_starts[k]`` in
-    ``next_from``, its paths ending outside at ``arc_starts[k]`` in ``foreign``, and
-    ``written[k]`` holds (positions, paths, paths ending outside). Each piece moves towards the
-    front (positions and paths do not outnumber arcs), so a forward copy in piece order is
-    safe. The path ids in ``next_from``, ``foreign`` and the piece's entries of ``first_from``
-    are shifted by the paths of the pieces before.
-
-    Returns
-    -------
-    (positions, paths, foreign_paths)
-        The totals: the paths are then ``path_offsets[:paths + 1]`` over ``vertices[:positions]``.
+    ``next_from``, its paths ending outside at ``arc_starts[k]`` in ``foreign``; ``written[k]``
+    holds its (positions, paths, paths ending outside) and ``starts[k]`` the totals of the
+    pieces before it (``starts[-1]``: of all). The path ids in ``next_from``, ``foreign`` and
+    the piece's entries of ``first_from`` (updated in place) are shifted by the paths of the
+    pieces before. Fills ``out_vertices`` and ``out_arcs`` (the positions), ``out_offsets``
+    (the paths plus one), ``out_next_from`` (the paths) and ``out_foreign`` (the paths ending
+    outside).
     """
-    positions = 0
-    paths = 0
-    outside = 0
-    for k in range(arc_starts.size - 1):
+    for k in prange(arc_starts.size - 1):
         start = arc_starts[k]
+        positions = starts[k, 0]
+        paths = starts[k, 1]
         for j in range(written[k, 0]):
-            vertices[positions + j] = vertices[2 * start + j]
-            arcs[positions + j] = arcs[2 * start + j]
+            out_vertices[positions + j] = vertices[2 * start + j]
+            out_arcs[positions + j] = arcs[2 * start + j]
         for p in range(written[k, 1]):
-            path_offsets[paths + p] = path_offsets[start + k + p] + positions
+            out_offsets[paths + p] = path_offsets[start + k + p] + positions
             following = next_from[start + p]
-            next_from[paths + p] = following + paths if following >= 0 else -1
+            out_next_from[paths + p] = following + paths if following >= 0 else -1
         for i in range(written[k, 2]):
-            foreign[outside + i] = foreign[start + i] + paths
+            out_foreign[starts[k, 2] + i] = foreign[start + i] + paths
         for v in range(vertex_starts[k], vertex_starts[k + 1]):
             if first_from[v] >= 0:
                 first_from[v] += paths
-        positions += written[k, 0]
-        paths += written[k, 1]
-        outside += written[k, 2]
-    path_offsets[paths] = positions
-    return positions, paths, outside
+    out_offsets[starts[-1, 1]] = starts[-1, 0]
 
 
 @njit(parallel=True, cache=True)

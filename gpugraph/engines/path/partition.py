@@ -229,9 +229,10 @@ class _Pieces:
 
     def traverse(self, indices, order, max_depth: int, ids, first_from, state, clock: StageClock):
         """Algorithm 1 on every piece (:func:`~._partition_cpu.depth_bounded_paths`), the paths
-        gathered piece after piece. Returns the paths (:class:`Paths`), the list of the paths
-        starting at each vertex after each path (``first_from`` is filled in place) and the
-        paths that end outside their piece, ascending."""
+        gathered piece after piece (copied into fresh arrays, the pieces in parallel). Returns
+        the paths (:class:`Paths`), the list of the paths starting at each vertex after each
+        path (``first_from`` is filled in place) and the paths that end outside their piece,
+        ascending."""
         indptr, m = self.indptr, indices.size
         vertices, arcs = np.empty(2 * m, dtype=indices.dtype), np.empty(2 * m, dtype=ids)
         offsets, next_from = np.empty(m + self.count, dtype=ids), np.empty(m, dtype=ids)
@@ -249,14 +250,20 @@ class _Pieces:
 
         self.each(traverse_piece)
         clock.lap("traversal")
-        positions, paths, ended_outside = written[0]
-        if self.count > 1:
-            positions, paths, ended_outside = run_cpu_kernel(
-                kernels.gather_pieces, self.vertex_starts, self.arc_starts, written, vertices, arcs, offsets,
-                next_from, foreign, first_from)
-        self.path_starts = np.concatenate(([0], np.cumsum(written[:, 1])))
-        return (Paths(vertices[:positions], arcs[:positions], offsets[:paths + 1]), next_from[:paths],
-                foreign[:ended_outside])
+        starts = np.zeros((self.count + 1, 3), dtype=np.int64)  # positions, paths, paths ending outside before
+        np.cumsum(written, axis=0, out=starts[1:])
+        self.path_starts = starts[:, 1].copy()
+        positions, paths, ended_outside = starts[-1]
+        if self.count == 1:
+            return (Paths(vertices[:positions], arcs[:positions], offsets[:paths + 1]), next_from[:paths],
+                    foreign[:ended_outside])
+        gathered = Paths(np.empty(positions, dtype=vertices.dtype), np.empty(positions, dtype=ids),
+                         np.empty(paths + 1, dtype=ids))
+        gathered_next, gathered_foreign = np.empty(paths, dtype=ids), np.empty(ended_outside, dtype=ids)
+        run_cpu_kernel(kernels.gather_pieces, self.vertex_starts, self.arc_starts, written, starts, vertices, arcs,
+                       offsets, next_from, foreign, first_from, gathered.vertices, gathered.arcs, gathered.offsets,
+                       gathered_next, gathered_foreign)
+        return gathered, gathered_next, gathered_foreign
 
 
 def partition_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH, pieces: int = 1) -> Paths:
