@@ -170,10 +170,37 @@ def _micro(scale, args):
     timed("counters read", lambda: to_numpy(searcher.counts))
     timed("close delegates", lambda: searcher._close(9))
     timed("search", lambda: searcher.search(root), 10)
+    _searches_after_pauses(searcher, root)
     print("[micro] CUDA graphs of level batches (first level: captured):",
           {level: graph is not None for level, graph in searcher._graphs.items()}, flush=True)
     if backend.is_cuda and not backend.simulated:
         _kernel_times(searcher, root)
+
+
+def _searches_after_pauses(searcher, root, pause=0.3, repeats=8):
+    """Median search time right after another search, after ``pause`` seconds asleep, after
+    ``pause`` seconds of host work (what validation does between the harness's searches) and
+    after ``pause`` seconds of device work: whether an idle GPU slows the next search."""
+    import numpy as np
+
+    xp = searcher.xp
+    host_work = np.random.default_rng(0).random(1 << 20)
+    device_work = xp.ones(1 << 24, dtype=np.float32)
+
+    def busy(work):
+        began = time.perf_counter()
+        while time.perf_counter() - began < pause:
+            work()
+        searcher.backend.synchronize()
+
+    for label, before in (("back to back", lambda: None), ("asleep", lambda: time.sleep(pause)),
+                          ("host busy", lambda: busy(lambda: np.sort(host_work))),
+                          ("device busy", lambda: busy(lambda: device_work.sum()))):
+        seconds = []
+        for _ in range(repeats):
+            before()
+            seconds.append(searcher.search(root)["seconds"])
+        print(f"[micro] search {label} ({pause} s before each): median {np.median(seconds) * 1e3:.3f} ms", flush=True)
 
 
 def _profiled_search(scale, args):
@@ -212,10 +239,16 @@ def _kernel_times(searcher, root):
     print("[micro] one search's kernels in order (us):",
           " ".join(f"{name}={event.device_time:.0f}" for name, event in zip(names, kernels)), flush=True)
     print("[micro] its frontiers and directions:", stats["frontiers"], stats["directions"], flush=True)
+    for name in ("normal_pass", "close_delegates", "pull_delegates", "push"):
+        registers = getattr(searcher.kernels, name).get_regs_per_thread()
+        values = sorted(set(registers.values())) if isinstance(registers, dict) else [registers]
+        print(f"[micro] registers per thread, {name}: {values}", flush=True)
     from gpugraph import config
 
     for setting, kernel in (("GRAPH500_PASS_BLOCKS_PER_SM", "normal_pass"),
-                            ("GRAPH500_CLOSE_BLOCKS_PER_SM", "close_delegates")):
+                            ("GRAPH500_CLOSE_BLOCKS_PER_SM", "close_delegates"),
+                            ("GRAPH500_PULL_BLOCKS_PER_SM", "pull_long_rows"),
+                            ("GRAPH500_PUSH_BLOCKS_PER_SM", "push")):
         default = getattr(config, setting)
         for blocks_per_sm in (4, 8, 16, 32):
             setattr(config, setting, blocks_per_sm)
