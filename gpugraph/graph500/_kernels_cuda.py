@@ -50,7 +50,8 @@ from gpugraph.graph500._kernels_cpu import (
 cuda = load_numba_cuda()
 
 #: Per-thread tallies of claims: claimed, their nd arcs, their nn arcs, those with nd arcs, those
-#: with nn arcs.
+#: with nn arcs. 32-bit (a thread's claims times a normal's at most TH arcs; blocks sum them in
+#: 64 bits): the pass holds 56 registers instead of 64.
 TALLIES = 5
 #: Columns a thread reads at once when it scans a row (:func:`_probe`): independent loads in
 #: flight instead of a chain of dependent ones.
@@ -203,7 +204,7 @@ def push(indptr, indices, queue, starts, queue_cell, ids, stride, offset, seen, 
     rows = counts[queue_cell] >> ARC_BITS
     arcs = counts[queue_cell] & ARC_MASK
     block = cuda.shared.array(TALLIES, np.int64)
-    tally = cuda.local.array(TALLIES, np.int64)
+    tally = cuda.local.array(TALLIES, np.int32)
     for cell in range(TALLIES):
         tally[cell] = 0
     step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
@@ -319,7 +320,7 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
     block = cuda.shared.array(TALLIES, np.int64)
     places = cuda.shared.array(2, np.int64)
     listed = cuda.shared.array(TILE_LIST_CELLS, np.int32)  # entries (thread << 4 | needs), then their count
-    tally = cuda.local.array(TALLIES, np.int64)
+    tally = cuda.local.array(TALLIES, np.int32)
     for cell in range(TALLIES):
         tally[cell] = 0
     pairs = pair_targets.size > 0
@@ -377,7 +378,7 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
 def apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, counts, slot, flags):
     """Received nn visits (local target indices), a thread per pair."""
     block = cuda.shared.array(TALLIES, np.int64)
-    tally = cuda.local.array(TALLIES, np.int64)
+    tally = cuda.local.array(TALLIES, np.int32)
     for cell in range(TALLIES):
         tally[cell] = 0
     item = thread_index()
