@@ -6,6 +6,7 @@ Each is compared here with a direct Python / NumPy / SciPy version of the same d
 code the kernels replaced — on small graphs: the layout must come out the same, array for array.
 """
 
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -13,7 +14,7 @@ from scipy.sparse.csgraph import connected_components
 
 import gpugraph as gg
 from gpugraph.engines.path import _partition_cpu as kernels
-from gpugraph.engines.path.dependency import path_dependencies
+from gpugraph.engines.path.dependency import graph_components, path_dependencies
 from gpugraph.engines.path.layout import build_layout
 from gpugraph.engines.path.partition import link_paths, partition_paths
 
@@ -214,6 +215,39 @@ def test_dependencies_equal_scipy_on_the_bipartite_path_graph(n, m, seed, max_de
     assert (dependencies.num_sccs, dependencies.largest_scc) == (num_sccs, largest_scc)
     pairs = set(zip(scc.tolist(), dependencies.scc.tolist()))  # the same partition of the paths
     assert len(pairs) == len(set(scc.tolist())) == len(set(dependencies.scc.tolist()))
+
+
+@pytest.mark.parametrize("n, m, seed", GRAPHS)
+def test_graph_components_equal_scipy_and_path_dependencies_take_them(n, m, seed):
+    indptr, indices = random_csr(n, m, seed)
+    components = graph_components(indptr, indices)
+    tails = np.repeat(np.arange(n), np.diff(indptr))
+    graph = sp.csr_array((np.ones(indices.size), (tails, indices)), shape=(n, n))
+    count, label = connected_components(graph, directed=True, connection="strong")
+    assert components.count == count
+    assert len(set(zip(label.tolist(), components.component.tolist()))) == count  # the same partition
+    assert np.array_equal(np.sort(components.emitted), np.arange(n))
+    assert np.all(np.diff(components.component[components.emitted]) >= 0)  # grouped, in number order
+    assert np.all(components.component[tails] >= components.component[indices])  # after what they reach
+    linked = link_paths(indptr, indices, 3)
+    given, found = path_dependencies(linked, indptr, indices, components=components), path_dependencies(
+        linked, indptr, indices)
+    assert np.array_equal(given.layer, found.layer) and np.array_equal(given.scc, found.scc)
+
+
+@pytest.mark.parametrize("n, m, seed", GRAPHS[-3:])
+def test_layout_is_the_same_with_the_components_beside_the_partitioning_or_after(n, m, seed):
+    indptr, indices = random_csr(n, m, seed)
+    beside = build_layout(indptr, indices)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        after = build_layout(indptr, indices)
+    finally:
+        numba.set_num_threads(threads)
+    for name in ("vertices", "arcs", "offsets", "chunk_offsets", "source_chunks", "chunk_layer", "chunk_mean_degree"):
+        assert np.array_equal(getattr(beside, name), getattr(after, name))
+    assert "SCCs of the graph (Tarjan)" in beside.stage_seconds
 
 
 @pytest.mark.parametrize("pieces", [1, 4])

@@ -4,10 +4,11 @@
 The traversal and the linking of paths run on one piece of the graph each (a range of
 vertices, :func:`gpugraph.engines.path.partition.link_paths`), the pieces on threads of their
 own (the kernels release the GIL); linking the paths that cross pieces, the strongly
-connected components and the pass over them in topological order are sequential; the passes
-around them (sorting each row's arcs, gathering the pieces' paths, the chains' components and
-layers, writing paths out by layer, the vertex -> chunk index) run in parallel over rows,
-pieces, blocks of chains or chunks. The ``prange`` loops write their arrays in their own
+connected components (of the graph, beside the partitioning on a thread of their own, then of
+the graph of those components) and the pass over them in topological order are sequential;
+the passes around them (sorting each row's arcs, gathering the pieces' paths, the arcs between
+components, the chains' components and layers, writing paths out by layer, the vertex -> chunk
+index) run in parallel over rows, pieces, blocks of chains or chunks. The ``prange`` loops write their arrays in their own
 bodies: a cached ``prange`` kernel can lose the array writes of a function it calls
 (docs/architecture.md, "Generated CPU kernels do not use prange"), which is also why the
 pieces' traversals run on threads rather than in a ``prange`` loop around the traversal.
@@ -31,6 +32,8 @@ MANY_IN_ARCS = np.int8(4)
 IN_ARCS = np.int8(6)
 INNER = np.int8(8)
 EXPANDED = np.int8(16)
+#: Bit of the per-arc ``single`` byte of :func:`component_arcs`: the arc joins two components.
+BETWEEN = np.int8(2)
 
 
 @njit(parallel=True, cache=True)
@@ -371,19 +374,81 @@ def path_ends(vertices, arcs, path_offsets, next_path, heads, lengths, extra, si
 
 
 @njit(parallel=True, cache=True)
-def path_layers(indptr, indices, component, emitted, count, vertices, path_offsets, heads, lengths, single,
-                scc, layer):
-    """SCC-vertex and layer of every chain, from the components of
-    :func:`gpugraph.algorithms._scc_cpu.strong_components`
-    (the reduction is derived in :mod:`gpugraph.engines.path.dependency`).
+def component_arcs(indptr, indices, extra, single, component, emitted, node_offsets):
+    """The graph of the strongly connected components (*nodes*) of the graph's own arcs, with
+    the arcs ``v -> extra[v]`` added (:func:`path_ends`): a node's arcs are its vertices' arcs to
+    other nodes, each kept. Rows in parallel find the arcs between nodes (marked in ``single``
+    with :data:`BETWEEN`); a pass in node order places each vertex's; rows in parallel write
+    them.
+
+    Parameters
+    ----------
+    component, emitted:
+        Of :func:`gpugraph.algorithms._scc_cpu.strong_components` on the graph's arcs: the node
+        of each vertex, and the vertices grouped by node.
+    node_offsets:
+        Nodes plus one entries, filled: node ``x``'s arcs are ``node_offsets[x]`` to
+        ``node_offsets[x + 1] - 1``.
+
+    Returns
+    -------
+    (targets, singles)
+        Per arc of the node graph: the node it enters, and ``single`` of the graph's arc (0 for
+        an extra arc).
+    """
+    n = emitted.size
+    starts = np.empty(n, dtype=np.int64)  # per vertex: its arcs to other nodes, then where they start
+    for u in prange(n):
+        out = 1 if extra[u] >= 0 and component[extra[u]] != component[u] else 0
+        for a in range(indptr[u], indptr[u + 1]):
+            if component[indices[a]] != component[u]:
+                single[a] |= BETWEEN
+                out += 1
+        starts[u] = out
+    total = 0
+    node_offsets[0] = 0
+    for u in emitted:  # a node's vertices are consecutive in emitted, nodes in order
+        out = starts[u]
+        starts[u] = total
+        total += out
+        node_offsets[component[u] + 1] = total
+    targets = np.empty(total, dtype=component.dtype)
+    singles = np.empty(total, dtype=np.int8)
+    for u in prange(n):
+        k = starts[u]
+        for a in range(indptr[u], indptr[u + 1]):
+            if single[a] & BETWEEN:
+                targets[k] = component[indices[a]]
+                singles[k] = single[a] & 1
+                k += 1
+        if extra[u] >= 0 and component[extra[u]] != component[u]:
+            targets[k] = component[extra[u]]
+            singles[k] = 0
+    return targets, singles
+
+
+@njit(parallel=True, cache=True)
+def path_layers(node_offsets, targets, singles, node, merged, emitted, count, vertices, path_offsets, heads,
+                lengths, scc, layer):
+    """SCC-vertex and layer of every chain (the reduction is derived in
+    :mod:`gpugraph.engines.path.dependency`).
 
     A chain ``v_0 -> ... -> v_L`` shares the component of ``v_1`` when it has two arcs or more
     or ``v_0`` and ``v_1`` share one; otherwise it is an SCC-vertex alone between them
     (labelled ``count + c`` for chain ``c``), found for the chains in parallel. A component holds
     chains or not; its layer is the most ``layer + holds`` of its predecessors, plus one across a
-    chain alone, taken over the graph's arcs between components in topological order (descending
-    component number, sequential); the chains' layers are then read in parallel. Fills ``scc`` and ``layer`` (one entry per
-    chain).
+    chain alone, taken over the arcs between components in topological order (sequential); the
+    chains' layers are then read in parallel. Fills ``scc`` and ``layer`` (one entry per chain).
+
+    Parameters
+    ----------
+    node_offsets, targets, singles:
+        The node graph of :func:`component_arcs`.
+    node:
+        The node of each vertex.
+    merged, emitted, count:
+        Of :func:`gpugraph.algorithms._scc_cpu.strong_components` on the node graph: the
+        component of each node, the nodes grouped by component, and the components.
 
     Returns
     -------
@@ -391,8 +456,8 @@ def path_layers(indptr, indices, component, emitted, count, vertices, path_offse
         SCC-vertices holding chains; chains in the largest.
     """
     for c in prange(heads.size):  # scc: the component of v_1, or -1 - that of v_0 for a chain alone
-        first = component[vertices[path_offsets[heads[c]]]]
-        second = component[vertices[path_offsets[heads[c]] + 1]]
+        first = merged[node[vertices[path_offsets[heads[c]]]]]
+        second = merged[node[vertices[path_offsets[heads[c]] + 1]]]
         scc[c] = second if lengths[c] > 1 or first == second else -1 - first
     holds = np.zeros(count, dtype=np.int64)
     paths_in = np.zeros(count, dtype=np.int64)
@@ -401,14 +466,14 @@ def path_layers(indptr, indices, component, emitted, count, vertices, path_offse
             holds[scc[c]] = 1
             paths_in[scc[c]] += 1
     component_layer = np.zeros(count, dtype=np.int64)
-    for i in range(emitted.size - 1, -1, -1):
-        u = emitted[i]
-        c = component[u]
+    for i in range(emitted.size - 1, -1, -1):  # descending component number: a topological order
+        x = emitted[i]
+        c = merged[x]
         step = component_layer[c] + holds[c]
-        for a in range(indptr[u], indptr[u + 1]):
-            d = component[indices[a]]
-            if d != c and step + single[a] > component_layer[d]:
-                component_layer[d] = step + single[a]
+        for a in range(node_offsets[x], node_offsets[x + 1]):
+            d = merged[targets[a]]
+            if d != c and step + singles[a] > component_layer[d]:
+                component_layer[d] = step + singles[a]
     alone = 0
     for c in prange(heads.size):
         if scc[c] >= 0:

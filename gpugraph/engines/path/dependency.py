@@ -13,11 +13,14 @@ The components are not computed on the bipartite graph (paths + vertices nodes) 
 graph's vertices alone. For a path ``v_0 -> ... -> v_L``, ``v_i`` reaches ``v_j`` through the
 path node for every ``i < L`` and ``j >= 1``: the graph's own arcs ``v_i -> v_{i+1}`` plus one
 arc ``v_{L-1} -> v_1`` (paths of two arcs or more) have the same reachability. So the vertex
-nodes' components are those of the graph with these arcs added (Tarjan, one pass). A path of
-two arcs or more lies in ``v_1``'s component (``v_1`` is entered and left by it), and so does a
-one-arc path whose ends share a component; any other path is an SCC-vertex alone, between its
-two ends. The arcs of the sketch then come from the graph's arcs between components: across a
-path alone the layer grows by one more. ``tests/engines/test_path_engine.py`` checks the result
+nodes' components are those of the graph with these arcs added. They are found in two steps:
+Tarjan on the graph's own arcs (:func:`graph_components`, which needs no paths, so the layout
+runs it beside the partitioning), then Tarjan on the much smaller graph of those components
+with the added arcs (contracting components keeps reachability). A path of two arcs or more
+lies in ``v_1``'s component (``v_1`` is entered and left by it), and so does a one-arc path
+whose ends share a component; any other path is an SCC-vertex alone, between its two ends.
+The arcs of the sketch then come from the graph's arcs between components: across a path
+alone the layer grows by one more. ``tests/engines/test_path_engine.py`` checks the result
 against the explicit pair graph.
 """
 
@@ -61,7 +64,50 @@ class Dependencies:
         return int(self.layer.max()) + 1 if self.layer.size else 0
 
 
-def path_dependencies(paths, indptr, indices, clock: StageClock | None = None) -> Dependencies:
+@dataclass
+class Components:
+    """Strongly connected components of a graph's own arcs (:func:`graph_components`).
+
+    Attributes
+    ----------
+    component:
+        Per vertex, its component, numbered so that a component's number is above those of all
+        components it reaches.
+    emitted:
+        The vertices grouped by component, components in number order.
+    count:
+        Number of components.
+    """
+
+    component: np.ndarray
+    emitted: np.ndarray
+    count: int
+
+
+def graph_components(indptr, indices) -> Components:
+    """Tarjan's algorithm on a graph's own arcs (the first step of :func:`path_dependencies`;
+    it needs no paths).
+
+    Parameters
+    ----------
+    indptr, indices:
+        The graph's CSR arrays (any device).
+
+    Returns
+    -------
+    Components
+    """
+    indptr = np.asarray(to_numpy(indptr), dtype=np.int64)
+    indices = to_numpy(indices)
+    n = indptr.size - 1
+    component, emitted = np.empty(n, dtype=indices.dtype), np.empty(n, dtype=indices.dtype)
+    count = run_cpu_kernel(_scc_cpu.strong_components, indptr, indices, np.full(n, -1, dtype=indices.dtype),
+                           component, emitted)
+    return Components(component, emitted, int(count))
+
+
+def path_dependencies(paths, indptr, indices, clock: StageClock | None = None,
+                      components: Components | None = None) -> Dependencies:
     """SCC-vertices and layers of ``paths`` (module docstring).
 
     Parameters
@@ -73,6 +119,8 @@ def path_dependencies(paths, indptr, indices, clock: StageClock | None = None) -
         The graph's CSR arrays (any device), those ``paths`` were cut from.
     clock:
         If given, the steps' seconds are added to it.
+    components:
+        :func:`graph_components` of the graph, if already found.
 
     Returns
     -------
@@ -89,12 +137,18 @@ def path_dependencies(paths, indptr, indices, clock: StageClock | None = None) -
     run_cpu_kernel(kernels.path_ends, traversed.vertices, traversed.arcs, traversed.offsets, chains.next_path,
                    chains.heads, chains.lengths, extra, single)
     clock.lap("path ends")
-    component, emitted = np.empty(n, dtype=indices.dtype), np.empty(n, dtype=indices.dtype)
-    count = run_cpu_kernel(_scc_cpu.strong_components, indptr, indices, extra, component, emitted)
-    clock.lap("SCCs (Tarjan)")
+    if components is None:
+        components = graph_components(indptr, indices)
+        clock.lap("SCCs of the graph (Tarjan)")
+    node_offsets = np.empty(components.count + 1, dtype=np.int64)
+    targets, singles = run_cpu_kernel(kernels.component_arcs, indptr, indices, extra, single, components.component,
+                                      components.emitted, node_offsets)
+    merged = graph_components(node_offsets, targets)
+    clock.lap("SCCs joined along paths")
     scc, layer = np.empty(chains.num_chains, dtype=np.int64), np.empty(chains.num_chains, dtype=np.int64)
-    num_sccs, largest_scc = run_cpu_kernel(kernels.path_layers, indptr, indices, component, emitted, count,
+    num_sccs, largest_scc = run_cpu_kernel(kernels.path_layers, node_offsets, targets, singles,
+                                           components.component, merged.component, merged.emitted, merged.count,
                                            traversed.vertices, traversed.offsets, chains.heads, chains.lengths,
-                                           single, scc, layer)
+                                           scc, layer)
     clock.lap("layers")
     return Dependencies(scc=scc, layer=layer, num_sccs=int(num_sccs), largest_scc=int(largest_scc))

@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import functools
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from gpugraph import config
 from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import run_cpu_kernel
 from gpugraph.engines.path import _partition_cpu as kernels
-from gpugraph.engines.path.dependency import path_dependencies
+from gpugraph.engines.path.dependency import graph_components, path_dependencies
 from gpugraph.engines.path.partition import StageClock, link_paths
 from gpugraph.errors import InvalidParameterError
 
@@ -134,8 +136,8 @@ def build_layout(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH,
 
 def _arrange(indptr, indices, max_depth: int, chunk_arcs: int, pieces: int, clock: StageClock) -> dict:
     """The fields of :class:`PathLayout` but ``pieces`` and the times."""
-    linked = link_paths(indptr, indices, max_depth, pieces, clock)
-    dependencies = path_dependencies(linked, indptr, indices, clock)
+    linked, components = _partition_beside_components(indptr, indices, max_depth, pieces, clock)
+    dependencies = path_dependencies(linked, indptr, indices, clock, components)
     layer_ends = np.empty(dependencies.num_layers, dtype=np.int64)
     paths = linked.write(dependencies.layer, dependencies.num_layers, layer_ends)  # within a layer, Algorithm 1's order
     clock.lap("layer order")
@@ -154,6 +156,23 @@ def _arrange(indptr, indices, max_depth: int, chunk_arcs: int, pieces: int, cloc
         "chunk_mean_degree": chunk_mean_degree, "num_sccs": dependencies.num_sccs,
         "largest_scc": dependencies.largest_scc, "num_layers": dependencies.num_layers,
     }
+
+
+def _partition_beside_components(indptr, indices, max_depth: int, pieces: int, clock: StageClock):
+    """:func:`~gpugraph.engines.path.partition.link_paths` and, on a thread of its own when Numba
+    has more than one, :func:`~gpugraph.engines.path.dependency.graph_components` (sequential
+    Tarjan, GIL-free, needing no paths); the clock's ``SCCs of the graph`` is the time waited
+    for it after the partitioning."""
+    if numba.get_num_threads() == 1:
+        linked = link_paths(indptr, indices, max_depth, pieces, clock)
+        components = graph_components(indptr, indices)
+    else:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(graph_components, indptr, indices)
+            linked = link_paths(indptr, indices, max_depth, pieces, clock)
+            components = pending.result()
+    clock.lap("SCCs of the graph (Tarjan)")
+    return linked, components
 
 
 @functools.lru_cache(maxsize=None)
