@@ -429,14 +429,15 @@ def component_arcs(indptr, indices, extra, single, component, emitted, node_offs
 
 @njit(parallel=True, cache=True)
 def path_layers(node_offsets, targets, singles, node, merged, emitted, count, vertices, path_offsets, heads,
-                lengths, scc, layer):
+                lengths, blocks, scc, layer):
     """SCC-vertex and layer of every chain (the reduction is derived in
     :mod:`gpugraph.engines.path.dependency`).
 
     A chain ``v_0 -> ... -> v_L`` shares the component of ``v_1`` when it has two arcs or more
     or ``v_0`` and ``v_1`` share one; otherwise it is an SCC-vertex alone between them
-    (labelled ``count + c`` for chain ``c``), found for the chains in parallel. A component holds
-    chains or not; its layer is the most ``layer + holds`` of its predecessors, plus one across a
+    (labelled ``count + c`` for chain ``c``), found for the chains in parallel, and counted per
+    component in parallel over ``blocks`` blocks of chains (a row of ``count`` counts each). A
+    component holds chains or not; its layer is the most ``layer + holds`` of its predecessors, plus one across a
     chain alone, taken over the arcs between components in topological order (sequential); the
     chains' layers are then read in parallel. Fills ``scc`` and ``layer`` (one entry per chain).
 
@@ -459,12 +460,21 @@ def path_layers(node_offsets, targets, singles, node, merged, emitted, count, ve
         first = merged[node[vertices[path_offsets[heads[c]]]]]
         second = merged[node[vertices[path_offsets[heads[c]] + 1]]]
         scc[c] = second if lengths[c] > 1 or first == second else -1 - first
-    holds = np.zeros(count, dtype=np.int64)
-    paths_in = np.zeros(count, dtype=np.int64)
-    for c in range(heads.size):
-        if scc[c] >= 0:
-            holds[scc[c]] = 1
-            paths_in[scc[c]] += 1
+    size = (heads.size + blocks - 1) // blocks
+    counts = np.empty((blocks, count), dtype=heads.dtype)  # chains per block and component
+    for b in prange(blocks):
+        counts[b, :] = 0
+        for c in range(b * size, min(b * size + size, heads.size)):
+            if scc[c] >= 0:
+                counts[b, scc[c]] += 1
+    holds = np.empty(count, dtype=np.int64)
+    paths_in = np.empty(count, dtype=np.int64)
+    for x in prange(count):
+        total = 0
+        for b in range(blocks):
+            total += counts[b, x]
+        paths_in[x] = total
+        holds[x] = 1 if total else 0
     component_layer = np.zeros(count, dtype=np.int64)
     for i in range(emitted.size - 1, -1, -1):  # descending component number: a topological order
         x = emitted[i]

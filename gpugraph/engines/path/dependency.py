@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from gpugraph.algorithms import _scc_cpu
@@ -146,9 +147,10 @@ def path_dependencies(paths, indptr, indices, clock: StageClock | None = None,
     merged = graph_components(node_offsets, targets)
     clock.lap("SCCs joined along paths")
     scc, layer = np.empty(chains.num_chains, dtype=np.int64), np.empty(chains.num_chains, dtype=np.int64)
+    blocks = max(1, min(numba.get_num_threads(), chains.num_chains // max(merged.count, 1)))  # counts <= chains
     num_sccs, largest_scc = run_cpu_kernel(kernels.path_layers, node_offsets, targets, singles,
                                            components.component, merged.component, merged.emitted, merged.count,
                                            traversed.vertices, traversed.offsets, chains.heads, chains.lengths,
-                                           scc, layer)
+                                           blocks, scc, layer)
     clock.lap("layers")
     return Dependencies(scc=scc, layer=layer, num_sccs=int(num_sccs), largest_scc=int(largest_scc))
