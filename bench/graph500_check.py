@@ -120,9 +120,10 @@ def main() -> int:
     return 0
 
 
-def captured_searcher(scale: int, device: str, roots: int):
+def captured_searcher(scale: int, device: str, roots: int, all_roots: bool = False):
     """One process's harness run (no validation) and the :class:`Searcher` it built: the
-    searcher and the run's first root, for timing primitives on a real graph."""
+    searcher and the run's first root (all its roots with ``all_roots``), for timing primitives
+    on a real graph."""
     from gpugraph.graph500 import harness
 
     captured = []
@@ -138,7 +139,7 @@ def captured_searcher(scale: int, device: str, roots: int):
         record = harness.run(scale, processes=1, device=device, roots=roots, validate=False)
     finally:
         harness.Searcher = plain
-    return captured[-1], record["roots"][0]
+    return captured[-1], (record["roots"] if all_roots else record["roots"][0])
 
 
 def _micro(scale, args):
@@ -148,7 +149,8 @@ def _micro(scale, args):
 
     from gpugraph.backend import to_numpy
 
-    searcher, root = captured_searcher(scale, args.device, 2)
+    searcher, roots = captured_searcher(scale, args.device, 8, all_roots=True)
+    root = roots[0]
     searcher.search(root)
     profiler = cProfile.Profile()
     profiler.enable()
@@ -171,6 +173,7 @@ def _micro(scale, args):
     timed("close delegates", lambda: searcher._close(9))
     timed("search", lambda: searcher.search(root), 10)
     _searches_after_pauses(searcher, root)
+    _roots_in_turn(searcher, roots)
     print("[micro] CUDA graphs of level batches (first level: captured):",
           {level: graph is not None for level, graph in searcher._graphs.items()}, flush=True)
     if backend.is_cuda and not backend.simulated:
@@ -201,6 +204,21 @@ def _searches_after_pauses(searcher, root, pause=0.3, repeats=8):
             before()
             seconds.append(searcher.search(root)["seconds"])
         print(f"[micro] search {label} ({pause} s before each): median {np.median(seconds) * 1e3:.3f} ms", flush=True)
+
+
+def _roots_in_turn(searcher, roots):
+    """Each root searched once in turn, twice over: back to back, then each after the previous
+    search's tree is gathered to the host (``Searcher.parents``, as the harness does before
+    validating): whether the roots or the work between searches make the harness slower."""
+    import numpy as np
+
+    for label, between in (("back to back", lambda: None), ("after parents()", searcher.parents)):
+        seconds = []
+        for root in roots:
+            between()
+            seconds.append(searcher.search(root)["seconds"])
+        print(f"[micro] {len(roots)} roots {label}: median {np.median(seconds) * 1e3:.3f} ms, "
+              f"{' '.join(f'{value * 1e3:.2f}' for value in seconds)}", flush=True)
 
 
 def _profiled_search(scale, args):

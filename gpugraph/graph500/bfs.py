@@ -210,7 +210,10 @@ class Searcher:
         xp = self.xp
         with backend.activate():
             self.depth = xp.full(subgraphs.num_local, -1, dtype=np.int32)
-            self.parent = xp.empty(subgraphs.num_local, dtype=np.int64)
+            # Parents as 32-bit ids while every vertex id fits (each claim writes half the bytes;
+            # parents() widens them): scale <= 30.
+            parent_type = np.int32 if subgraphs.num_vertices <= np.iinfo(np.int32).max else np.int64
+            self.parent = xp.empty(subgraphs.num_local, dtype=parent_type)
             d = subgraphs.num_delegates
             self.delegate_depth = xp.full(d, -1, dtype=np.int32)
             self.new = xp.zeros(d, dtype=np.uint8)
@@ -626,7 +629,7 @@ class Searcher:
             unreached.
         """
         graph = self.graph
-        pieces = self.group.all_gather(to_numpy(self.xp.where(self.depth >= 0, self.parent, -1)))
+        pieces = self.group.all_gather(to_numpy(self.xp.where(self.depth >= 0, self.parent.astype(np.int64), -1)))
         if self.group.rank != 0:
             return None
         layout = graph.layout

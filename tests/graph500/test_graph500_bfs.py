@@ -346,9 +346,10 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                         searcher.delegate_depth, searcher.new, searcher.candidate, *tail, visit, flags)),
         (kernels.push, (graph.dn.indptr, graph.dn.indices, queue, scan, np.int64(4), ids, p, offset,
                         searcher.depth, searcher.no_mark, searcher.parent, *tail, visit, flags)),
-        (kernels.normal_pass, (searcher.depth, searcher.parent, level, np.int64(240), nd.indptr, nd.indices,
-                               nn.indptr, nn.indices, searcher.delegate_depth, searcher.new, searcher.candidate, ids, p,
-                               offset, counts, slot, flags, *pairs)),
+        *((kernels.normal_pass, (searcher.depth, parent, level, np.int64(240), nd.indptr, nd.indices, nn.indptr,
+                                 nn.indices, searcher.delegate_depth, searcher.new, searcher.candidate, ids, p, offset,
+                                 counts, slot, flags, *pairs))
+          for parent in (searcher.parent, searcher.parent.astype(np.int64))),  # 32-bit ids, and beyond scale 30
         (kernels.apply_pairs, (*pairs, searcher.depth, searcher.parent, *tail, flags)),
         (kernels.pull_delegates, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
                                   searcher.delegate_depth, searcher.delegate_depth, ids, p, offset, counts, visit,
