@@ -69,6 +69,12 @@ SEGMENT_BITS = 7
 FLAG_PADDING = 4
 
 
+#: Cells of ``root_cells``, the search's root as :func:`start` reads it (written by the host
+#: before the launches, so a CUDA graph of them serves every root): its local index (-1 if not
+#: a local normal), its delegate number (-1 if not a delegate), its global id.
+ROOT_CELLS = 3
+
+
 def counter_cells(levels_ahead: int) -> int:
     """Cells of ``counts`` for batches of up to ``levels_ahead`` levels."""
     return HISTORY + HISTORY_CELLS * levels_ahead
@@ -317,11 +323,13 @@ def decide(counts, slot, factors, direction_optimizing, alone, row):
 
 
 @njit(cache=True)
-def start(depth, parent, new, candidate, root_local, root_delegate, root, nd_indptr, nn_indptr, counts,
-          unvisited_nd, unvisited_nn, flags):
+def start(depth, parent, new, candidate, root_cells, nd_indptr, nn_indptr, counts, unvisited_nd, unvisited_nn, flags):
     """A search's first state: the counters (and the plan) zeroed, the root at depth 0 (a local normal,
     ``root_local`` >= 0, counted in slot 0) or marked new (a delegate, ``root_delegate`` >= 0,
-    for :func:`close_delegates` with ``level = -1``). ``depth`` and ``parent`` are all -1."""
+    for :func:`close_delegates` with ``level = -1``); ``root_cells`` holds ``root_local``,
+    ``root_delegate`` and the root's global id (:data:`ROOT_CELLS`). ``depth`` and ``parent`` are
+    all -1."""
+    root_local, root_delegate, root = root_cells[0], root_cells[1], root_cells[2]
     counts[:] = 0
     counts[UNVISITED_ND] = unvisited_nd
     counts[UNVISITED_NN] = unvisited_nn

@@ -507,10 +507,10 @@ def decide(counts, slot, factors, direction_optimizing, alone, row):
 
 
 @cuda.jit(cache=True)
-def start(depth, parent, new, candidate, root_local, root_delegate, root, nd_indptr, nn_indptr, counts,
-          unvisited_nd, unvisited_nn, flags):
+def start(depth, parent, new, candidate, root_cells, nd_indptr, nn_indptr, counts, unvisited_nd, unvisited_nn, flags):
     """A search's first state (``_kernels_cpu.start``); one thread."""
     if thread_index() == 0:
+        root_local, root_delegate, root = root_cells[0], root_cells[1], root_cells[2]
         for cell in range(counts.size):
             counts[cell] = 0
         counts[UNVISITED_ND] = unvisited_nd

@@ -233,6 +233,7 @@ class Searcher:
             self.levels_ahead = self.options.levels_ahead or (
                 config.GRAPH500_LEVELS_AHEAD if backend.is_cuda and not backend.simulated else 1)
             self.counts = xp.zeros(kernel_cells.counter_cells(self.levels_ahead), dtype=np.int64)
+            self.root_cells = xp.full(kernel_cells.ROOT_CELLS, -1, dtype=np.int64)
             self.factors = xp.asarray([factor for kind in DIRECTED_KINDS for factor in self.options.factors[kind]],
                                       dtype=np.float64)
             # The delegate frontier, queued once for its dd rows and once for its dn rows, each
@@ -258,10 +259,12 @@ class Searcher:
         self._stream = None  # the stream the graphs are captured on and launched from
         self._launch_stream = 0  # where BoundLaunch launches go (the capturing stream during a capture)
         self._pinned_counts = None
+        self._host_root = np.empty(kernel_cells.ROOT_CELLS, dtype=np.int64)
         if backend.is_cuda and not backend.simulated:
             import cupyx
 
             self._pinned_counts = cupyx.empty_pinned(self.counts.shape, dtype=self.counts.dtype)
+            self._host_root = cupyx.empty_pinned(kernel_cells.ROOT_CELLS, dtype=np.int64)
 
     # --- one search ------------------------------------------------------------------------------
     def search(self, root: int) -> dict:
@@ -299,7 +302,9 @@ class Searcher:
         with self.backend.activate():
             self.backend.synchronize()
             started = time.perf_counter()
-            self._reset(int(root))
+            self._set_root(int(root))
+            if batch == 1:  # else the first batch resets (inside its CUDA graph)
+                self._reset()
             level = 0
             while True:
                 numbers = None
@@ -324,10 +329,10 @@ class Searcher:
         return stats
 
     def _batch(self, level: int, batch: int, stats: dict):
-        """Launch levels ``level .. level + batch - 1`` (one process): on a GPU from a CUDA graph
-        of their launches, captured the second time this batch runs (the first binds every
-        kernel's parameters); a capture the driver refuses turns the graphs off for this
-        searcher (the launches then go one by one)."""
+        """Launch levels ``level .. level + batch - 1`` (one process), after the search's reset if
+        ``level`` is 0: on a GPU from a CUDA graph of their launches, captured the second time
+        this batch runs (the first binds every kernel's parameters); a capture the driver
+        refuses turns the graphs off for this searcher (the launches then go one by one)."""
         graph = self._graphs.get(level)
         if graph is None and level in self._graphs and self._graphs_usable:
             graph = self._graphs[level] = self._capture(level, batch, stats)
@@ -335,6 +340,13 @@ class Searcher:
         if graph is not None:
             graph.launch(self._stream)
             return
+        self._launch_batch(level, batch, stats)
+
+    def _launch_batch(self, level: int, batch: int, stats: dict):
+        """The launches of levels ``level .. level + batch - 1``, the search's reset first when
+        the batch starts it."""
+        if level == 0:
+            self._reset()
         for row in range(batch):
             self._level(level + row, row, None, stats)
 
@@ -352,8 +364,7 @@ class Searcher:
             stream.begin_capture()
             self._launch_stream = stream.ptr
             try:
-                for row in range(batch):
-                    self._level(level + row, row, None, stats)
+                self._launch_batch(level, batch, stats)
             except Exception:  # noqa: BLE001 - whatever refused the capture, the launches go one by one
                 self._graphs_usable = False
             finally:
@@ -398,8 +409,26 @@ class Searcher:
             stats["frontiers"].append((q_normal, q_delegate))
         return batch
 
-    def _reset(self, root: int):
-        """Every vertex unvisited, the root at depth 0 and the counters of level 0."""
+    def _set_root(self, root: int):
+        """The search's root into ``root_cells`` on the device (``_kernels_cpu.ROOT_CELLS``): its
+        local index if it is a normal of this process, its delegate number if it is a delegate,
+        its global id. The only thing a search changes before its launches, so :meth:`_reset` can
+        be part of the first batch's CUDA graph."""
+        graph = self.graph
+        root_local = root_delegate = -1
+        position = int(np.searchsorted(self._sorted_delegates, root))
+        if position < self._sorted_delegates.size and self._sorted_delegates[position] == root:
+            root_delegate = int(self._delegates_by_id[position])
+        elif int(graph.layout.owner(np.int64(root))) == self.group.rank:
+            root_local = root // graph.layout.processes
+        self._host_root[:] = (root_local, root_delegate, root)
+        if self._pinned_counts is None:  # NumPy arrays: the CPU, or the CUDA simulator
+            self.root_cells[:] = self._host_root
+        else:  # from pinned memory, ordered before the launches that follow
+            self.root_cells.set(self._host_root)
+
+    def _reset(self):
+        """Every vertex unvisited, the root (``root_cells``) at depth 0 and the counters of level 0."""
         graph = self.graph
         # A parent counts only where the depth is set (parents()), so only the depths are reset;
         # on a GPU by a byte memset (-1 is all ones), several times faster than CuPy's fill.
@@ -410,15 +439,8 @@ class Searcher:
                 array.fill(-1)
         segments = self.normals_with_arcs.size
         self.flags[2 * segments:3 * segments] = self.normals_with_arcs
-        root_local = root_delegate = -1
-        position = int(np.searchsorted(self._sorted_delegates, root))
-        if position < self._sorted_delegates.size and self._sorted_delegates[position] == root:
-            root_delegate = int(self._delegates_by_id[position])
-        elif int(graph.layout.owner(np.int64(root))) == self.group.rank:
-            root_local = root // graph.layout.processes
-        arguments = (self.depth, self.parent, self.new, self.candidate, np.int64(root_local), np.int64(root_delegate),
-                     np.int64(root), graph.nd.indptr, graph.nn.indptr, self.counts, np.int64(self.unvisited_nd),
-                     np.int64(self.unvisited_nn), self.flags)
+        arguments = (self.depth, self.parent, self.new, self.candidate, self.root_cells, graph.nd.indptr,
+                     graph.nn.indptr, self.counts, np.int64(self.unvisited_nd), np.int64(self.unvisited_nn), self.flags)
         if self.backend.is_cuda:
             self._gpu("start", 1, 1, *arguments)
         else:

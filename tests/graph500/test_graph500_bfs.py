@@ -360,8 +360,8 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                                    searcher.degree["dn"], *searcher.queues["dd"], *searcher.queues["dn"], counts, slot,
                                    np.int64(0))),
         (kernels.decide, (counts, slot, searcher.factors, True, True, np.int64(0))),
-        (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, np.int64(0), np.int64(-1),
-                         np.int64(0), nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5), flags)),
+        (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, searcher.root_cells,
+                         nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5), flags)),
     ]
     for kernel, arguments in launches:
         assert ".target sm_90" in ptx_of(kernel, arguments), kernel
