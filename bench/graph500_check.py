@@ -263,7 +263,7 @@ def _kernel_times(searcher, root):
         print(f"[micro] registers per thread, {name}: {values}", flush=True)
     from gpugraph import config
 
-    for setting, kernel in (("GRAPH500_PASS_BLOCKS_PER_SM", "normal_pass"),
+    for setting, kernel in (("GRAPH500_DELEGATE_BLOCKS_PER_SM", "pull_delegates"),
                             ("GRAPH500_CLOSE_BLOCKS_PER_SM", "close_delegates"),
                             ("GRAPH500_PULL_BLOCKS_PER_SM", "pull_long_rows"),
                             ("GRAPH500_PUSH_BLOCKS_PER_SM", "push")):

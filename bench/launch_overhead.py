@@ -25,8 +25,9 @@ def main() -> int:
     from cuda.bindings import driver
     from cuda.core import launch
 
-    from gpugraph import config
-    from gpugraph.backend.kernels import _array_parameters, _direct_launches, _type_key, launch_cuda_grid
+    from gpugraph.backend.kernels import (_array_parameters, _direct_launches, _type_key, launch_cuda_grid,
+                                          resident_blocks)
+    from gpugraph.graph500 import _kernels_cpu
     from graph500_check import captured_searcher
 
     searcher, _ = captured_searcher(args.scale, "cuda", 1)
@@ -37,8 +38,8 @@ def main() -> int:
                  graph.nn.indptr, graph.nn.indices, searcher.delegate_depth, searcher.no_mark, no_ids,
                  graph.delegate_ids, searcher.stride, searcher.offset, searcher.counts, np.int64(0), searcher.flags,
                  no_ids, no_ids)
-    blocks = backend.multiprocessors() * config.GRAPH500_PASS_BLOCKS_PER_SM
-    threads = backend.threads_per_block()
+    threads = 1 << _kernels_cpu.SEGMENT_BITS  # a block a segment, as the searcher launches it
+    blocks = resident_blocks(kernel, backend, threads, *arguments)
     launch_cuda_grid(kernel, backend, blocks, threads, *arguments)
     direct = _direct_launches[(id(kernel), backend.device_id, *(_type_key(value) for value in arguments))]
 

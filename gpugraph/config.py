@@ -292,9 +292,10 @@ GRAPH500_MAX_DELEGATES_PER_PROCESS = 4
 #: rows (other components) cost more than the few frontier rows (H100, scale 24: 122 -> ~50 us a
 #: level).
 GRAPH500_DIRECTION_FACTORS = {"dd": (0.5, 0.0), "dn": (0.05, 0.0), "nd": (1e-7, 0.0), "nn": (0.05, 0.1)}
-#: Blocks per multiprocessor of the pass over the normals (CUDA; blocks step through the normals
-#: together): enough to fill the GPU, few enough that the blocks' counter atomics cost nothing.
-GRAPH500_PASS_BLOCKS_PER_SM = 8
+#: Blocks per multiprocessor of the backward visits into delegates (CUDA, a thread per delegate;
+#: blocks step through the delegates together). The pass over the normals launches as many
+#: blocks as fit at once instead (its registers decide: 9 per SM at 56 registers on the H100).
+GRAPH500_DELEGATE_BLOCKS_PER_SM = 8
 #: Blocks per multiprocessor of the kernel that closes a level over the delegates (CUDA; a
 #: thread per delegate, a few barriers per step): 8 against 2 takes a scale-24 search's closes
 #: from 132 to 74 us (H100, CUPTI; 16 and 32 no better).

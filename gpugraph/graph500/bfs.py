@@ -51,7 +51,7 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.backend import to_numpy
-from gpugraph.backend.kernels import BoundLaunch, dynamic_schedule, run_cpu_kernel
+from gpugraph.backend.kernels import BoundLaunch, dynamic_schedule, resident_blocks, run_cpu_kernel
 from gpugraph.errors import InvalidParameterError, VertexIdError
 from gpugraph.graph500 import _kernels_cpu as kernel_cells
 
@@ -596,11 +596,10 @@ class Searcher:
         arguments = (self.depth, self.parent, np.int32(level), np.int64(allowed), graph.nd.indptr, graph.nd.indices,
                      graph.nn.indptr, graph.nn.indices, self.delegate_depth, new, candidate, graph.delegate_ids,
                      self.stride, self.offset, self.counts, next_slot, self.flags, targets, sources)
-        if self.backend.is_cuda:
-            backend = self.backend
-            segment = 1 << kernel_cells.SEGMENT_BITS  # a block a segment
-            blocks = min(-(-graph.num_local // segment),
-                         max(1, backend.multiprocessors()) * config.GRAPH500_PASS_BLOCKS_PER_SM)
+        if self.backend.is_cuda:  # one wave of blocks, a segment's length each
+            segment = 1 << kernel_cells.SEGMENT_BITS
+            blocks = min(-(-graph.num_local // segment), resident_blocks(self.kernels.normal_pass, self.backend,
+                                                                         segment, *arguments))
             self._gpu("normal_pass", max(1, blocks), segment, *arguments, key=str(nd_forward))
         else:
             self._cpu(self.kernels.normal_pass, *arguments)
@@ -619,7 +618,7 @@ class Searcher:
         backend = self.backend
         cell = np.int64(kernel_cells.LONG_DD if kind == "dd" else kernel_cells.LONG_DN)
         blocks = min(backend.blocks_for(int(self.new.size)),
-                     max(1, backend.multiprocessors()) * config.GRAPH500_PASS_BLOCKS_PER_SM)
+                     max(1, backend.multiprocessors()) * config.GRAPH500_DELEGATE_BLOCKS_PER_SM)
         self._gpu("pull_delegates", blocks, backend.threads_per_block(), *arguments, self.counts, np.int64(visit),
                   self.long_rows, cell, key=kind)
         blocks = max(1, min(int(self.new.size), backend.multiprocessors() * config.GRAPH500_PULL_BLOCKS_PER_SM))
