@@ -141,7 +141,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         first_search = first_search or {key: stats[key] for key in ("directions", "frontiers", "level_seconds")}
         checked = time.perf_counter()
         if validate:
-            parent = searcher.parents()
+            parent = searcher.parents(on_device=True)
             nedge = None
             if group.rank == 0:
                 from gpugraph.graph500.validate import validate as validate_tree

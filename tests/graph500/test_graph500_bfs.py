@@ -100,6 +100,7 @@ def test_levels_in_batches_plan_themselves_like_levels_one_by_one(levels_ahead):
     for key in ("levels", "frontiers", "directions"):
         assert stats[key] == reference[key], key
     np.testing.assert_array_equal(searcher.parents(), one_by_one.parents())
+    np.testing.assert_array_equal(searcher.parents(on_device=True), searcher.parents())
     with pytest.raises(InvalidParameterError, match="levels_ahead"):
         _searcher(sources, targets, n, options=Options(levels_ahead=0))
 
