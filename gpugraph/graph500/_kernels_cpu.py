@@ -88,39 +88,42 @@ def _global_id(x, ids, stride, offset):
 
 
 @njit(parallel=True, cache=True)
-def push(indptr, indices, queue, starts, queue_cell, ids, stride, offset, seen, mark, owner, level, nd_indptr,
-         nn_indptr, counts, slot, visit, flags):
-    """Forward visit of the rows of ``queue`` (its length and their arcs packed in
-    ``counts[queue_cell]``; ``starts``, where each row's arcs begin, serves the CUDA twin's edge
-    balancing), if the level's plan has ``visit``. Into local normals (dn,
-    ``mark`` empty): an unvisited column is claimed for depth ``level + 1`` in ``seen`` with the
-    row as parent in ``owner`` and counted in ``counts[slot:]``. Into delegates (dd; ``seen`` the delegate depths):
-    an unvisited column not yet marked is marked new in ``mark``, with the row as candidate parent
-    in ``owner`` (its depth waits for the reduction)."""
-    if counts[PLAN_VISITS] & visit == 0:
+def push(dd_indptr, dd_indices, dn_indptr, dn_indices, dd_queue, dd_starts, dn_queue, dn_starts, slot, ids,
+         delegate_depth, new, candidate, depth, parent, level, nd_indptr, nn_indptr, counts, next_slot, flags):
+    """The forward visits of the delegate frontier that the level's plan has: along dd
+    (``PUSH_DD``, the rows of ``dd_queue``) an unvisited delegate not yet marked is marked
+    ``new`` with the row as ``candidate`` parent (its depth waits for the reduction); along dn
+    (``PUSH_DN``, the rows of ``dn_queue``) an unvisited local normal is claimed for depth
+    ``level + 1`` with the row as ``parent`` and counted in ``counts[next_slot:]``. Each queue's
+    length and arcs are packed in ``counts[slot + DD_QUEUE]`` / ``[slot + DN_QUEUE]``; the
+    starts of its rows' arcs (``dd_starts``, ``dn_starts``) serve the CUDA twin's edge
+    balancing."""
+    visits = counts[PLAN_VISITS]
+    if visits & PUSH_DD:
+        for item in prange(counts[slot + DD_QUEUE] >> ARC_BITS):
+            row = dd_queue[item]
+            for position in range(dd_indptr[row], dd_indptr[row + 1]):
+                target = dd_indices[position]
+                if delegate_depth[target] < 0 and new[target] == 0:
+                    new[target] = 1
+                    candidate[target] = ids[row]
+    if visits & PUSH_DN == 0:
         return
-    rows = counts[queue_cell] >> ARC_BITS
     claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
-    for item in prange(rows):
-        row = queue[item]
-        source = _global_id(row, ids, stride, offset)
-        for position in range(indptr[row], indptr[row + 1]):
-            target = indices[position]
-            if seen[target] < 0:
-                if mark.size == 0:
-                    if atomic_cas_i32(seen, target, -1, level + 1) == -1:
-                        owner[target] = source
-                        degree = nd_indptr[target + 1] - nd_indptr[target]
-                        nn_degree = nn_indptr[target + 1] - nn_indptr[target]
-                        claimed += 1
-                        nd_arcs += degree
-                        nn_arcs += nn_degree
-                        with_nd += np.int64(degree > 0)
-                        with_nn += np.int64(nn_degree > 0)
-                elif mark[target] == 0:
-                    mark[target] = 1
-                    owner[target] = source
-    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn)
+    for item in prange(counts[slot + DN_QUEUE] >> ARC_BITS):
+        row = dn_queue[item]
+        for position in range(dn_indptr[row], dn_indptr[row + 1]):
+            target = dn_indices[position]
+            if depth[target] < 0 and atomic_cas_i32(depth, target, -1, level + 1) == -1:
+                parent[target] = ids[row]
+                degree = nd_indptr[target + 1] - nd_indptr[target]
+                nn_degree = nn_indptr[target + 1] - nn_indptr[target]
+                claimed += 1
+                nd_arcs += degree
+                nn_arcs += nn_degree
+                with_nd += np.int64(degree > 0)
+                with_nn += np.int64(nn_degree > 0)
+    _count(counts, next_slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn)
 
 
 @njit(cache=True)

@@ -38,6 +38,8 @@ from gpugraph.graph500._kernels_cpu import (
     PAIRS,
     PLAN_DONE,
     PLAN_VISITS,
+    PUSH_DD,
+    PUSH_DN,
     Q_NORMAL,
     SEGMENT_BITS,
     SLOT,
@@ -193,32 +195,49 @@ def _probe(indices, position, end, column_depth, level):
     return -1
 
 
+@cuda.jit(device=True, inline=True)
+def _push_rows(indptr, indices, queue, starts, packed, block, blocks, ids, seen, mark, owner, level, nd_indptr,
+               nn_indptr, tally, flags):
+    """Forward visit of the rows of ``queue`` (its length and arcs packed in ``packed``) by block
+    ``block`` of ``blocks``, edge-balanced: into delegates (``mark`` not empty) or local
+    normals (``mark`` empty), as ``_kernels_cpu.push`` says."""
+    rows = packed >> ARC_BITS
+    arcs = packed & ARC_MASK
+    step = np.int64(blocks) * cuda.blockDim.x
+    for arc in range(np.int64(block) * cuda.blockDim.x + cuda.threadIdx.x, arcs, step):
+        item = last_at_most(starts, rows, arc)
+        row = queue[item]
+        target = indices[indptr[row] + arc - starts[item]]
+        if mark.size == 0:
+            _claim_normal(target, ids[row], seen, owner, level, nd_indptr, nn_indptr, tally, flags)
+        elif seen[target] < 0 and mark[target] == 0:
+            mark[target] = 1
+            owner[target] = ids[row]
+
+
 @cuda.jit(cache=True)
-def push(indptr, indices, queue, starts, queue_cell, ids, stride, offset, seen, mark, owner, level, nd_indptr,
-         nn_indptr, counts, slot, visit, flags):
-    """Forward visit of the delegate rows of ``queue`` (dd into delegates, dn into normals) if the
-    level's plan has ``visit``, edge-balanced over their arcs (``counts[queue_cell]`` packs the
-    rows and the arcs; ``starts``: where each row's arcs begin)."""
-    if counts[PLAN_VISITS] & visit == 0:
-        return
-    rows = counts[queue_cell] >> ARC_BITS
-    arcs = counts[queue_cell] & ARC_MASK
+def push(dd_indptr, dd_indices, dn_indptr, dn_indices, dd_queue, dd_starts, dn_queue, dn_starts, slot, ids,
+         delegate_depth, new, candidate, depth, parent, level, nd_indptr, nn_indptr, counts, next_slot, flags):
+    """The forward visits of the delegate frontier (``_kernels_cpu.push``): the first half of the
+    blocks along dd, the second along dn, each edge-balanced over its queue's arcs (thread ``t``
+    takes arcs ``t, t + T, ...`` of the rows laid end to end and finds its row by binary search
+    in the starts), each half returning at once when the plan does not have its visit."""
     block = cuda.shared.array(TALLIES, np.int64)
     tally = cuda.local.array(TALLIES, np.int32)
     for cell in range(TALLIES):
         tally[cell] = 0
-    step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
-    for arc in range(thread_index(), arcs, step):
-        item = last_at_most(starts, rows, arc)
-        row = queue[item]
-        target = indices[indptr[row] + arc - starts[item]]
-        source = _global_id(row, ids, stride, offset)
-        if mark.size == 0:
-            _claim_normal(target, source, seen, owner, level, nd_indptr, nn_indptr, tally, flags)
-        elif seen[target] < 0 and mark[target] == 0:
-            mark[target] = 1
-            owner[target] = source
-    _add_tallies(tally, block, counts, slot)
+    visits = counts[PLAN_VISITS]
+    half = cuda.gridDim.x // 2
+    if cuda.blockIdx.x < half:  # dd marks delegates: nothing to tally
+        if visits & PUSH_DD:
+            _push_rows(dd_indptr, dd_indices, dd_queue, dd_starts, counts[slot + DD_QUEUE], cuda.blockIdx.x, half,
+                       ids, delegate_depth, new, candidate, level, nd_indptr, nn_indptr, tally, flags)
+        return
+    if visits & PUSH_DN == 0:
+        return
+    _push_rows(dn_indptr, dn_indices, dn_queue, dn_starts, counts[slot + DN_QUEUE], cuda.blockIdx.x - half, half, ids,
+               depth, new[:0], parent, level, nd_indptr, nn_indptr, tally, flags)
+    _add_tallies(tally, block, counts, next_slot)
 
 
 @cuda.jit(device=True, inline=True)

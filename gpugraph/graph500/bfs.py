@@ -241,7 +241,7 @@ class Searcher:
             self.queues = {kind: (xp.empty(d, dtype=np.int32), xp.empty(d, dtype=np.int64)) for kind in ("dd", "dn")}
             self.long_rows = xp.empty(d if backend.is_cuda else 0, dtype=np.int32)  # pull_delegates (CUDA)
             self.no_ids = xp.empty(0, dtype=np.int64)
-            self.no_mark = xp.empty(0, dtype=np.uint8)  # push's "targets are normals" marker
+            self.no_mark = xp.empty(0, dtype=np.uint8)  # the pass without the nd visit marks nothing
         host_ids = to_numpy(subgraphs.delegate_ids)
         self._delegates_by_id = np.argsort(host_ids)
         self._sorted_delegates = host_ids[self._delegates_by_id]
@@ -489,27 +489,25 @@ class Searcher:
 
     # --- the two streams -------------------------------------------------------------------------
     def _delegate_visits(self, level, slot, next_slot):
-        """dd and nd visits, which mark the delegates they find in ``new`` (each runs if the
-        level's plan has it). With one process the forward nd visit joins the pass over the normals
-        (:meth:`_normal_visits`)."""
+        """The visits of the delegate frontier and into delegates, as the level's plan has them:
+        backward dd and nd (mark the delegates they find in ``new``), forward dd (marks too) and
+        forward dn (claims normals). With one process the forward nd visit joins the pass over
+        the normals (:meth:`_normal_visits`)."""
         graph, cells = self.graph, kernel_cells
         level = np.int32(level)
         self._pull_delegates("dd", level, self.delegate_depth, graph.delegate_ids, cells.PULL_DD)
-        self._push("dd", slot, graph.delegate_ids, self.delegate_depth, self.new, self.candidate, level, next_slot,
-                   cells.PUSH_DD)
         self._pull_delegates("dn", level, self.depth, self.no_ids, cells.PULL_DN)
+        self._push(slot, level, next_slot)
         if self.group.size > 1:
             self._normal_pass(level, next_slot, cells.ND_FORWARD)
 
     def _normal_visits(self, level, slot, next_slot, numbers: "_Level | None"):
-        """dn and nn visits (and nd forward with one process), as the level's plan has them;
-        returns the nn pairs ``(targets, sources)`` to send (``None`` when there are none, or one
-        process, where the nn visit claims its targets directly). With several processes nn is
-        always forward (``numbers``: the level's counters, read by the host)."""
+        """nn visits and dn backward (and nd forward with one process), as the level's plan has
+        them; returns the nn pairs ``(targets, sources)`` to send (``None`` when there are none,
+        or one process, where the nn visit claims its targets directly). With several processes
+        nn is always forward (``numbers``: the level's counters, read by the host)."""
         xp, cells = self.xp, kernel_cells
         level = np.int32(level)
-        self._push("dn", slot, self.graph.delegate_ids, self.depth, self.no_mark, self.parent, level, next_slot,
-                   cells.PUSH_DN)
         if self.group.size == 1:
             self._normal_pass(level, next_slot, cells.PASS_VISITS)
             return None
@@ -567,21 +565,20 @@ class Searcher:
             self._cpu(self.kernels.apply_pairs, *arguments)
 
     # --- kernel launches -------------------------------------------------------------------------
-    def _push(self, kind: str, slot, ids, seen, mark, owner, level, next_slot, visit: int):
-        """A forward visit of the delegate frontier along its ``kind`` arcs, if the level's plan
-        has ``visit`` (the other arguments as ``_kernels_cpu.push`` takes them); on the GPU
-        edge-balanced over the queue of that kind (delegate rows are long and skewed)."""
+    def _push(self, slot, level, next_slot):
+        """The forward visits of the delegate frontier, along dd and dn as the level's plan has
+        them (``_kernels_cpu.push``); on the GPU half the blocks for each, edge-balanced over its
+        queue (delegate rows are long and skewed)."""
         graph = self.graph
-        csr = getattr(graph, kind)
-        queue_cell = slot + (kernel_cells.DD_QUEUE if kind == "dd" else kernel_cells.DN_QUEUE)
-        arguments = (csr.indptr, csr.indices, *self.queues[kind], np.int64(queue_cell), ids, self.stride, self.offset,
-                     seen, mark, owner, level, graph.nd.indptr, graph.nn.indptr, self.counts, next_slot,
-                     np.int64(visit), self.flags)
+        arguments = (graph.dd.indptr, graph.dd.indices, graph.dn.indptr, graph.dn.indices, *self.queues["dd"],
+                     *self.queues["dn"], slot, graph.delegate_ids, self.delegate_depth, self.new, self.candidate,
+                     self.depth, self.parent, level, graph.nd.indptr, graph.nn.indptr, self.counts, next_slot,
+                     self.flags)
         if self.backend.is_cuda:
             backend = self.backend
-            blocks = min(backend.blocks_for(int(csr.indices.size)),
+            blocks = min(backend.blocks_for(max(int(graph.dd.indices.size), int(graph.dn.indices.size))),
                          max(1, backend.multiprocessors()) * config.GRAPH500_PUSH_BLOCKS_PER_SM)
-            self._gpu("push", blocks, backend.threads_per_block(), *arguments, key=kind)
+            self._gpu("push", 2 * max(1, blocks), backend.threads_per_block(), *arguments)
         else:
             self._cpu(self.kernels.push, *arguments)
 

@@ -337,24 +337,22 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
     queue = np.arange(4, dtype=np.int32)
     scan = np.arange(5, dtype=np.int64)
     level, p, offset, slot = np.int32(1), np.int64(1), np.int64(0), np.int64(8)
-    ids, no_ids = graph.delegate_ids, searcher.no_ids
+    ids = graph.delegate_ids
     nd, nn, counts, flags = graph.nd, graph.nn, searcher.counts, searcher.flags
     tail = (level, nd.indptr, nn.indptr, counts, slot)
     pairs = (np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64))
-    visit = np.int64(1)
+    csrs = (graph.dd.indptr, graph.dd.indices, graph.dn.indptr, graph.dn.indices)
     launches = [
-        (kernels.push, (graph.dd.indptr, graph.dd.indices, queue, scan, np.int64(3), ids, p, offset,
-                        searcher.delegate_depth, searcher.new, searcher.candidate, *tail, visit, flags)),
-        (kernels.push, (graph.dn.indptr, graph.dn.indices, queue, scan, np.int64(4), ids, p, offset,
-                        searcher.depth, searcher.no_mark, searcher.parent, *tail, visit, flags)),
+        (kernels.push, (*csrs, queue, scan, queue, scan, slot, ids, searcher.delegate_depth, searcher.new,
+                        searcher.candidate, searcher.depth, searcher.parent, *tail, flags)),
         *((kernels.normal_pass, (searcher.depth, parent, level, np.int64(240), nd.indptr, nd.indices, nn.indptr,
                                  nn.indices, searcher.delegate_depth, searcher.new, searcher.candidate, ids, p, offset,
                                  counts, slot, flags, *pairs))
           for parent in (searcher.parent, searcher.parent.astype(np.int64))),  # 32-bit ids, and beyond scale 30
         (kernels.apply_pairs, (*pairs, searcher.depth, searcher.parent, *tail, flags)),
         (kernels.pull_delegates, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
-                                  searcher.delegate_depth, searcher.delegate_depth, ids, p, offset, counts, visit,
-                                  queue, slot)),
+                                  searcher.delegate_depth, searcher.delegate_depth, ids, p, offset, counts,
+                                  np.int64(1), queue, slot)),
         (kernels.pull_long_rows, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
                                   searcher.delegate_depth, ids, p, offset, queue, counts, slot)),
         (kernels.close_delegates, (searcher.new, searcher.delegate_depth, level, searcher.degree["dd"],
