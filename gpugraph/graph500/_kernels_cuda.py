@@ -2,10 +2,11 @@
 
 Twins of :mod:`gpugraph.graph500._kernels_cpu` (whose docstring says how claims, counters and
 the ``counts`` cells work). Forward visits of delegate rows (long, skewed) are edge-balanced:
-thread ``t`` takes arcs ``t, t + T, ...`` of the frontier's rows laid end to end (``scan`` is the
-exclusive prefix sum of the rows' degrees, ``scan[-1]`` the total) and finds its row by binary
-search, so a hub's list is shared by many threads. The pass over the normals gives a thread a
-normal; a thread scanning a row loads :data:`PROBE` columns at once. Backward visits into
+thread ``t`` takes arcs ``t, t + T, ...`` of the frontier's rows laid end to end (``starts``:
+where each row's arcs begin in that sequence, reserved by ``close_delegates``) and finds its row
+by binary search, so a hub's list is shared by many threads; dd and dn take half the blocks each.
+The pass over the normals gives a thread a normal of each segment of a tile; a thread scanning a
+row loads :data:`PROBE` columns at once. Backward visits into
 delegates give a thread a row for its first columns (rows list their columns hub-first, so most
 stop there), then a block to each longer row that found nothing yet.
 
