@@ -11,10 +11,11 @@ Delegate stream
     (``Options.blocking_reduction``, the paper's BR / IR). The delegates set in the result join
     depth ``L + 1`` on every process.
 Normal stream
-    dn visits reach local normals directly; nn visits make (target, source) pairs that go to the
-    targets' owners in one all-to-all (optionally without duplicate targets:
-    ``Options.uniquify``; optionally in two steps, within the host then across hosts:
-    ``Options.local_all2all``), where unvisited targets join depth ``L + 1``.
+    dn visits reach local normals directly (forward dn is launched with forward dd, before the
+    reduction starts: one kernel, half the blocks each; it does not touch the mask); nn visits
+    make (target, source) pairs that go to the targets' owners in one all-to-all (optionally
+    without duplicate targets: ``Options.uniquify``; optionally in two steps, within the host
+    then across hosts: ``Options.local_all2all``), where unvisited targets join depth ``L + 1``.
 
 dd, dn and nd each choose their direction every level (§IV-B): forward work ``FV`` is the
 frontier's arcs of that kind, backward work ``BV = |U| (q + s) / q`` with ``U`` the unvisited
