@@ -208,6 +208,7 @@ class Searcher:
             raise InvalidParameterError(f"levels_ahead must be at least 1, not {self.options.levels_ahead}")
         backend = group.backend
         self.backend, self.xp = backend, backend.xp
+        self._on_gpu = backend.is_cuda and not backend.simulated  # CuPy arrays (not the simulator's NumPy)
         xp = self.xp
         with backend.activate():
             self.depth = xp.full(subgraphs.num_local, -1, dtype=np.int32)
@@ -232,7 +233,7 @@ class Searcher:
             self.unvisited_nn = int(xp.count_nonzero(subgraphs.nn.degree()))
             # Counters, the level's plan and the history of a batch of levels (_kernels_cpu).
             self.levels_ahead = self.options.levels_ahead or (
-                config.GRAPH500_LEVELS_AHEAD if backend.is_cuda and not backend.simulated else 1)
+                config.GRAPH500_LEVELS_AHEAD if self._on_gpu else 1)
             self.counts = xp.zeros(kernel_cells.counter_cells(self.levels_ahead), dtype=np.int64)
             self.root_cells = xp.full(kernel_cells.ROOT_CELLS, -1, dtype=np.int64)
             self.factors = xp.asarray([factor for kind in DIRECTED_KINDS for factor in self.options.factors[kind]],
@@ -256,12 +257,13 @@ class Searcher:
         self._bound = {}  # (kernel name, key) -> BoundLaunch (CUDA)
         # CUDA graphs of batches of levels by their first level (None: seen once, not captured).
         self._graphs = {}
-        self._graphs_usable = backend.is_cuda and not backend.simulated and self.options.cuda_graphs
+        self._graphs_usable = self._on_gpu and self.options.cuda_graphs
         self._stream = None  # the stream the graphs are captured on and launched from
         self._launch_stream = 0  # where BoundLaunch launches go (the capturing stream during a capture)
         self._pinned_counts = None
         self._host_root = np.empty(kernel_cells.ROOT_CELLS, dtype=np.int64)
-        if backend.is_cuda and not backend.simulated:
+        self._pass_blocks = {}  # kernel key -> blocks of the pass over the normals (one wave)
+        if self._on_gpu:
             import cupyx
 
             self._pinned_counts = cupyx.empty_pinned(self.counts.shape, dtype=self.counts.dtype)
@@ -423,10 +425,10 @@ class Searcher:
         elif int(graph.layout.owner(np.int64(root))) == self.group.rank:
             root_local = root // graph.layout.processes
         self._host_root[:] = (root_local, root_delegate, root)
-        if self._pinned_counts is None:  # NumPy arrays: the CPU, or the CUDA simulator
-            self.root_cells[:] = self._host_root
-        else:  # from pinned memory, ordered before the launches that follow
+        if self._on_gpu:  # from pinned memory, ordered before the launches that follow
             self.root_cells.set(self._host_root)
+        else:
+            self.root_cells[:] = self._host_root
 
     def _reset(self):
         """Every vertex unvisited, the root (``root_cells``) at depth 0 and the counters of level 0."""
@@ -434,7 +436,7 @@ class Searcher:
         # A parent counts only where the depth is set (parents()), so only the depths are reset;
         # on a GPU by a byte memset (-1 is all ones), several times faster than CuPy's fill.
         for array in (self.depth, self.flags, self.delegate_depth, self.candidate):
-            if self.backend.is_cuda and not self.backend.simulated:
+            if self._on_gpu:
                 array.data.memset_async(0xFF, array.nbytes)
             else:
                 array.fill(-1)
@@ -460,9 +462,9 @@ class Searcher:
 
     def _read_counts(self) -> np.ndarray:
         """The counters on the host (on a GPU into pinned memory: a faster copy than pageable)."""
-        if self._pinned_counts is None:
-            return to_numpy(self.counts)
-        return self.counts.get(out=self._pinned_counts)
+        if self._on_gpu:
+            return self.counts.get(out=self._pinned_counts)
+        return to_numpy(self.counts)
 
     def _decide(self, slot, row: int):
         """The plan of the level whose numbers are in counter slot ``slot`` (``_kernels_cpu.decide``)."""
@@ -594,11 +596,12 @@ class Searcher:
         arguments = (self.depth, self.parent, np.int32(level), np.int64(allowed), graph.nd.indptr, graph.nd.indices,
                      graph.nn.indptr, graph.nn.indices, self.delegate_depth, new, candidate, graph.delegate_ids,
                      self.stride, self.offset, self.counts, next_slot, self.flags, targets, sources)
-        if self.backend.is_cuda:  # one wave of blocks, a segment's length each
-            segment = 1 << kernel_cells.SEGMENT_BITS
-            blocks = min(-(-graph.num_local // segment), resident_blocks(self.kernels.normal_pass, self.backend,
-                                                                         segment, *arguments))
-            self._gpu("normal_pass", max(1, blocks), segment, *arguments, key=str(nd_forward))
+        if self.backend.is_cuda:  # one wave of blocks, a segment's length each (worked out once)
+            segment, key = 1 << kernel_cells.SEGMENT_BITS, str(nd_forward)
+            if key not in self._pass_blocks:
+                self._pass_blocks[key] = max(1, min(-(-graph.num_local // segment), resident_blocks(
+                    self.kernels.normal_pass, self.backend, segment, *arguments)))
+            self._gpu("normal_pass", self._pass_blocks[key], segment, *arguments, key=key)
         else:
             self._cpu(self.kernels.normal_pass, *arguments)
 
