@@ -14,7 +14,9 @@ One device call runs, in order (each step prints its lines and the JSON grows as
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each
    (``factors``: the direction factors of one kind at a time around the defaults, 16 roots each);
 6. ``micro``: where one search's host time goes (cProfile), single primitives timed alone, and
-   the device time of every kernel over five searches (torch.profiler / CUPTI);
+   the device time of every kernel over five searches (torch.profiler / CUPTI), each kernel of
+   one search and of the slowest of 8 roots in order (with ``blocks``: the launch settings of
+   blocks per multiprocessor swept);
 7. ``ncu``: one search inside a CUDA profiler range, for Nsight Compute started with
    ``--profile-from-start off`` (e.g. ``ncu --profile-from-start off --kernel-name
    regex:normal_pass --section SpeedOfLight --section WarpStateStats python
@@ -173,11 +175,13 @@ def _micro(scale, args):
     timed("close delegates", lambda: searcher._close(9))
     timed("search", lambda: searcher.search(root), 10)
     _searches_after_pauses(searcher, root)
-    _roots_in_turn(searcher, roots)
+    slowest = _roots_in_turn(searcher, roots)
     print("[micro] CUDA graphs of level batches (first level: captured):",
           {level: graph is not None for level, graph in searcher._graphs.items()}, flush=True)
     if backend.is_cuda and not backend.simulated:
-        _kernel_times(searcher, root)
+        _kernel_times(searcher, root, slowest)
+        if "blocks" in args.steps.split(","):
+            _block_sweeps(searcher, root)
 
 
 def _searches_after_pauses(searcher, root, pause=0.3, repeats=8):
@@ -209,16 +213,21 @@ def _searches_after_pauses(searcher, root, pause=0.3, repeats=8):
 def _roots_in_turn(searcher, roots):
     """Each root searched once in turn, twice over: back to back, then each after the previous
     search's tree is gathered to the host (``Searcher.parents``, as the harness does before
-    validating): whether the roots or the work between searches make the harness slower."""
+    validating): whether the roots or the work between searches make the harness slower.
+    Returns the slowest root of the back-to-back round."""
     import numpy as np
 
+    slowest = None
     for label, between in (("back to back", lambda: None), ("after parents()", searcher.parents)):
         seconds = []
         for root in roots:
             between()
             seconds.append(searcher.search(root)["seconds"])
+        if slowest is None:
+            slowest = roots[int(np.argmax(seconds))]
         print(f"[micro] {len(roots)} roots {label}: median {np.median(seconds) * 1e3:.3f} ms, "
               f"{' '.join(f'{value * 1e3:.2f}' for value in seconds)}", flush=True)
+    return slowest
 
 
 def _profiled_search(scale, args):
@@ -235,9 +244,10 @@ def _profiled_search(scale, args):
     print("[ncu] profiled one search:", stats["frontiers"], flush=True)
 
 
-def _kernel_times(searcher, root):
-    """Device time per kernel over 5 searches (CUPTI through torch.profiler sees every kernel of
-    the process, Numba's and CuPy's alike) and the host time of one search's launches."""
+def _kernel_times(searcher, root, slowest):
+    """Device time per kernel over 5 searches from ``root`` (CUPTI through torch.profiler sees
+    every kernel of the process, Numba's and CuPy's alike), then each kernel of one search from
+    ``root`` and one from ``slowest`` in order, and the kernels' registers per thread."""
     try:
         from torch.profiler import ProfilerActivity, profile
     except ImportError as error:
@@ -250,17 +260,26 @@ def _kernel_times(searcher, root):
         searcher.backend.synchronize()
     print(profiler.key_averages().table(sort_by="cuda_time_total", row_limit=20, max_name_column_width=60),
           flush=True)
-    with profile(activities=[ProfilerActivity.CUDA]) as profiler:
-        stats = searcher.search(root)
-    kernels = [event for event in profiler.events() if event.device_type.name == "CUDA"]
-    names = [event.name.split("::")[-1].split("[")[0] for event in kernels]
-    print("[micro] one search's kernels in order (us):",
-          " ".join(f"{name}={event.device_time:.0f}" for name, event in zip(names, kernels)), flush=True)
-    print("[micro] its frontiers and directions:", stats["frontiers"], stats["directions"], flush=True)
+    for label, traced in (("one search", root), ("the slowest root", slowest)):
+        searcher.search(traced)
+        with profile(activities=[ProfilerActivity.CUDA]) as profiler:
+            stats = searcher.search(traced)
+        kernels = [event for event in profiler.events() if event.device_type.name == "CUDA"]
+        names = [event.name.split("::")[-1].split("[")[0] for event in kernels]
+        print(f"[micro] {label}'s kernels in order (us), root {traced}:",
+              " ".join(f"{name}={event.device_time:.0f}" for name, event in zip(names, kernels)), flush=True)
+        print("[micro] its frontiers and directions:", stats["frontiers"], stats["directions"], flush=True)
     for name in ("normal_pass", "close_delegates", "pull_delegates", "push"):
         registers = getattr(searcher.kernels, name).get_regs_per_thread()
         values = sorted(set(registers.values())) if isinstance(registers, dict) else [registers]
         print(f"[micro] registers per thread, {name}: {values}", flush=True)
+
+
+def _block_sweeps(searcher, root):
+    """Each launch setting of blocks per multiprocessor over 4, 8, 16, 32 (step ``blocks``, with
+    ``micro``): the device time of its kernel's launches in one search."""
+    from torch.profiler import ProfilerActivity, profile
+
     from gpugraph import config
 
     for setting, kernel in (("GRAPH500_DELEGATE_BLOCKS_PER_SM", "pull_delegates"),

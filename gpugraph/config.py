@@ -308,10 +308,10 @@ GRAPH500_PULL_THREADS = 64
 #: none: 4 against 16 takes such a launch from 2 to 1 us, H100, CUPTI).
 GRAPH500_PULL_BLOCKS_PER_SM = 4
 #: Blocks per multiprocessor of the edge-balanced forward visits of delegate rows (CUDA; their
-#: threads step through the frontier's arcs together). Every level launches both visits, most of
-#: them with nothing to do: 4 (against 32) takes an empty launch from 3-4 to 1 us, and the one
-#: big push of a scale-24 search (level 1, dn) stays at 36-40 us (H100, CUPTI).
-GRAPH500_PUSH_BLOCKS_PER_SM = 4
+#: threads step through the frontier's dd and dn arcs together). Every level launches the kernel,
+#: most of them with nothing to do: 8 keeps an empty launch at 2 us (32: 6 us), while a large dn
+#: visit (level 2 of some scale-24 roots, ~10^7 arcs) gets every block (H100, CUPTI).
+GRAPH500_PUSH_BLOCKS_PER_SM = 8
 #: Levels of a search one GPU process launches before it reads the counters (each level plans
 #: itself on the device; those after the last find nothing to do and cost a few microseconds a
 #: kernel). Searches of Kronecker graphs at scale 24 end after 7-8 levels: one batch, read once.

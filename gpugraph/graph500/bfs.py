@@ -12,7 +12,7 @@ Delegate stream
     depth ``L + 1`` on every process.
 Normal stream
     dn visits reach local normals directly (forward dn is launched with forward dd, before the
-    reduction starts: one kernel, half the blocks each; it does not touch the mask); nn visits
+    reduction starts: one kernel over the arcs of both; it does not touch the mask); nn visits
     make (target, source) pairs that go to the targets' owners in one all-to-all (optionally
     without duplicate targets: ``Options.uniquify``; optionally in two steps, within the host
     then across hosts: ``Options.local_all2all``), where unvisited targets join depth ``L + 1``.
@@ -196,10 +196,15 @@ class Searcher:
         This process's :class:`~gpugraph.graph500.distributor.Subgraphs`.
     options:
         :class:`Options` (defaults when ``None``).
+    relabeling:
+        The :class:`~gpugraph.graph500.separation.Relabeling` the subgraphs were built in:
+        :meth:`search` takes roots and :meth:`parents` gives trees in the original ids (``None``:
+        the subgraphs use the original ids).
     """
 
-    def __init__(self, group: Group, subgraphs, options: Options | None = None):
+    def __init__(self, group: Group, subgraphs, options: Options | None = None, relabeling=None):
         self.group, self.graph = group, subgraphs
+        self.relabeling = relabeling
         self.options = options or Options()
         unknown = set(self.options.factors) ^ set(DIRECTED_KINDS)
         if unknown:
@@ -298,6 +303,8 @@ class Searcher:
         graph = self.graph
         if not 0 <= int(root) < graph.num_vertices:
             raise VertexIdError(f"BFS root {root} is outside [0, {graph.num_vertices - 1}]")
+        if self.relabeling is not None:
+            root = int(self.relabeling.new_id[int(root)])
         stats = {"directions": [], "frontiers": [], "phases": dict.fromkeys(PHASES, 0.0), "nn_pairs_sent": 0,
                  "nn_messages": 0, "level_seconds": []}
         alone = self.group.size == 1
@@ -330,6 +337,20 @@ class Searcher:
         stats["seconds"] = time.perf_counter() - started
         stats["levels"] = level
         return stats
+
+    def warm_up(self, root: int) -> None:
+        """Search from ``root`` as often as it takes for a search to launch as every later one
+        does: kernels compiled and bound, and on a GPU with CUDA graphs the first batch of levels
+        captured (the first search launches it kernel by kernel, the second captures it). A
+        benchmark does this while it builds the searcher (collective).
+
+        Raises
+        ------
+        VertexIdError
+            If ``root`` is not a vertex.
+        """
+        for _ in range(2 if self._graphs_usable else 1):
+            self.search(root)
 
     def _batch(self, level: int, batch: int, stats: dict):
         """Launch levels ``level .. level + batch - 1`` (one process), after the search's reset if
@@ -494,13 +515,14 @@ class Searcher:
     def _delegate_visits(self, level, slot, next_slot):
         """The visits of the delegate frontier and into delegates, as the level's plan has them:
         backward dd and nd (mark the delegates they find in ``new``), forward dd (marks too) and
-        forward dn (claims normals). With one process the forward nd visit joins the pass over
-        the normals (:meth:`_normal_visits`)."""
+        forward dn (claims normals). The backward nd visit comes last: it skips the delegates
+        already marked, whose long rows it would otherwise scan. With one process the forward
+        nd visit joins the pass over the normals (:meth:`_normal_visits`)."""
         graph, cells = self.graph, kernel_cells
         level = np.int32(level)
         self._pull_delegates("dd", level, self.delegate_depth, graph.delegate_ids, cells.PULL_DD)
-        self._pull_delegates("dn", level, self.depth, self.no_ids, cells.PULL_DN)
         self._push(slot, level, next_slot)
+        self._pull_delegates("dn", level, self.depth, self.no_ids, cells.PULL_DN)
         if self.group.size > 1:
             self._normal_pass(level, next_slot, cells.ND_FORWARD)
 
@@ -570,8 +592,8 @@ class Searcher:
     # --- kernel launches -------------------------------------------------------------------------
     def _push(self, slot, level, next_slot):
         """The forward visits of the delegate frontier, along dd and dn as the level's plan has
-        them (``_kernels_cpu.push``); on the GPU half the blocks for each, edge-balanced over its
-        queue (delegate rows are long and skewed)."""
+        them (``_kernels_cpu.push``); on the GPU edge-balanced over both queues' arcs (delegate
+        rows are long and skewed)."""
         graph = self.graph
         arguments = (graph.dd.indptr, graph.dd.indices, graph.dn.indptr, graph.dn.indices, *self.queues["dd"],
                      *self.queues["dn"], slot, graph.delegate_ids, self.delegate_depth, self.new, self.candidate,
@@ -579,9 +601,9 @@ class Searcher:
                      self.flags)
         if self.backend.is_cuda:
             backend = self.backend
-            blocks = min(backend.blocks_for(max(int(graph.dd.indices.size), int(graph.dn.indices.size))),
+            blocks = min(backend.blocks_for(int(graph.dd.indices.size) + int(graph.dn.indices.size)),
                          max(1, backend.multiprocessors()) * config.GRAPH500_PUSH_BLOCKS_PER_SM)
-            self._gpu("push", 2 * max(1, blocks), backend.threads_per_block(), *arguments)
+            self._gpu("push", max(1, blocks), backend.threads_per_block(), *arguments)
         else:
             self._cpu(self.kernels.push, *arguments)
 
@@ -661,7 +683,7 @@ class Searcher:
         if on_device and self.group.size == 1:  # one process: local index = global id
             parent = self.xp.where(self.depth >= 0, self.parent.astype(np.int64), -1)
             parent[graph.delegate_ids] = self.candidate
-            return parent
+            return self._in_original_ids(parent)
         pieces = self.group.all_gather(to_numpy(self.xp.where(self.depth >= 0, self.parent.astype(np.int64), -1)))
         if self.group.rank != 0:
             return None
@@ -670,6 +692,10 @@ class Searcher:
         for process, piece in enumerate(pieces):
             parent[np.arange(piece.size, dtype=np.int64) * layout.processes + layout.offset(process)] = piece
         parent[to_numpy(graph.delegate_ids)] = to_numpy(self.candidate)
-        return parent
+        return self._in_original_ids(parent)
+
+    def _in_original_ids(self, parent):
+        """``parent`` (over the subgraphs' ids) over the original ids."""
+        return parent if self.relabeling is None else self.relabeling.tree_in_original_ids(parent)
 
 

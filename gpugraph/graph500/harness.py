@@ -37,7 +37,7 @@ from gpugraph.graph500.bfs import Group, Options, Searcher
 
 def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 0, roots: int = 64,
                 threshold: int | None = None, gpus_per_host: int = 1, options: Options | None = None,
-                validate: bool = True, report=None) -> dict | None:
+                validate: bool = True, relabel: bool = True, report=None) -> dict | None:
     """Run the benchmark as one process of ``group`` (collective).
 
     Parameters
@@ -57,6 +57,10 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
     validate:
         Validate every tree (the specification requires it); off, the TEPS edge count is
         estimated from the reached vertices' degrees (``nedge_estimated`` in the record).
+    relabel:
+        Build the subgraphs in ids by decreasing degree
+        (:class:`~gpugraph.graph500.separation.Relabeling`, part of the construction); roots
+        and trees stay in the generator's ids.
     report:
         Called with a line of progress on process 0 (``None``: silent).
 
@@ -66,7 +70,8 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         On process 0 the record: ``text`` (the reference's output block), per-root ``seconds``,
         ``nedge``, ``levels``, ``validation_seconds``; ``threshold``, ``delegates``,
         ``arcs`` per kind, ``memory`` per process, ``generation_seconds``,
-        ``construction_seconds``, the options, ``phases`` summed over the searches,
+        ``construction_seconds`` (with the searcher's warm-up from the busiest vertex:
+        :meth:`~gpugraph.graph500.bfs.Searcher.warm_up`), the options, ``phases`` summed over the searches,
         ``nn_pairs_sent`` / ``nn_messages`` (all processes, all searches), and
         ``first_search`` (directions and frontier sizes per level). ``None`` on the others.
 
@@ -104,16 +109,23 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
             degree = separation.degrees(group, sources, targets, 1 << int(scale))
             nn_table = separation.edge_share_table(group, sources, targets, degree)
             chosen = separation.choose_threshold(degree, nn_table, group.size) if threshold is None else int(threshold)
-            delegates = separation.separate(degree, chosen)
-            arcs_from, arcs_to = xp.concatenate((sources, targets)), xp.concatenate((targets, sources))
+            relabeling = separation.by_degree(degree) if relabel else None
+            ends = (sources, targets)
+            if relabeling is not None:
+                ends = (relabeling.new_id[sources], relabeling.new_id[targets])
+            delegates = separation.separate(degree if relabeling is None else degree[relabeling.original_id], chosen)
+            arcs_from, arcs_to = xp.concatenate(ends), xp.concatenate(ends[::-1])
+            del ends
             if not validate or group.size > 1:
                 del sources, targets
             parts = distributor.build(group, layout, arcs_from, arcs_to, delegates)
             del arcs_from, arcs_to
-            searcher = Searcher(group, parts, options)
+            searcher = Searcher(group, parts, options, relabeling)
+            searcher.warm_up(int(xp.argmax(degree)))
         backend.synchronize()
         construction = float(group.allreduce([time.perf_counter() - began], "max")[0])
         host_degree = to_numpy(degree)
+        searched_degree = to_numpy(delegates.degree)  # in the searcher's ids
     say(f"built in {construction:.2f} s: TH {chosen}, {delegates.num_delegates:,} delegates, "
         f"arcs {parts.global_arcs}")
     chosen_roots = _roots(host_degree, roots)
@@ -151,7 +163,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
                                             backend.asarray(parent))
                 nedge = outcome["edges_in_component"]
         else:
-            nedge = _estimated_edges(group, searcher, host_degree)
+            nedge = _estimated_edges(group, searcher, searched_degree)
         record["validation_seconds"].append(time.perf_counter() - checked)
         if group.rank == 0:
             record["seconds"].append(seconds)
@@ -170,6 +182,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
                                processes=group.size),
         "scale": int(scale), "edge_factor": int(edge_factor), "processes": group.size,
         "gpus_per_host": gpus_per_host, "device": backend.device_description(), "threshold": chosen,
+        "relabel": relabel,
         "delegates": delegates.num_delegates, "arcs": parts.global_arcs,
         "memory": [dict(zip(parts.memory(), map(float, piece))) for piece in memory],
         "generation_seconds": generation, "construction_seconds": construction,
@@ -200,7 +213,8 @@ def _whole_edges(backend, scale: int, edge_factor: int, seed: int):
 
 
 def _estimated_edges(group: Group, searcher: Searcher, degree: np.ndarray) -> float:
-    """Half the degrees of the reached vertices (the edges of the component, self-loops left out)."""
+    """Half the degrees of the reached vertices (the edges of the component, self-loops left out;
+    ``degree`` in the searcher's ids)."""
     graph = searcher.graph
     depth = to_numpy(searcher.depth)
     local = np.flatnonzero(depth >= 0) * graph.layout.processes + graph.offset

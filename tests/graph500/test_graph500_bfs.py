@@ -25,17 +25,20 @@ def _edges(scale=9, seed=3):
     return edges.src.astype(np.int64), edges.dst.astype(np.int64), 1 << scale
 
 
-def _searcher(sources, targets, n, threshold=None, options=None, device="cpu"):
+def _searcher(sources, targets, n, threshold=None, options=None, device="cpu", relabel=False):
     group = Group(get_backend(device))
     xp = group.backend.xp
     sources, targets = xp.asarray(sources), xp.asarray(targets)
     degree = separation.degrees(group, sources, targets, n)
     if threshold is None:
         threshold = separation.choose_threshold(degree, separation.edge_share_table(group, sources, targets, degree), 1)
+    relabeling = separation.by_degree(degree) if relabel else None
+    if relabeling is not None:
+        sources, targets, degree = relabeling.new_id[sources], relabeling.new_id[targets], degree[relabeling.original_id]
     delegates = separation.separate(degree, threshold)
     parts = distributor.build(group, distributor.Layout(1), xp.concatenate((sources, targets)),
                               xp.concatenate((targets, sources)), delegates)
-    return Searcher(group, parts, options)
+    return Searcher(group, parts, options, relabeling)
 
 
 def _hops(sources, targets, n, root):
@@ -146,6 +149,27 @@ def test_a_delegate_root_and_an_isolated_root():
     assert np.flatnonzero(searcher.parents() >= 0).tolist() == [9]
     searcher.search(8)
     assert searcher.parents()[[7, 8]].tolist() == [8, 8]
+
+
+def test_relabelled_searcher_takes_roots_and_gives_trees_in_original_ids():
+    sources, targets, n = _edges()
+    searcher = _searcher(sources, targets, n, relabel=True)
+    degree = np.bincount(np.concatenate((sources, targets)), minlength=n)
+    # The searcher's normals: the busiest first, the isolated last.
+    assert searcher.graph.nd.degree()[-1] == searcher.graph.nn.degree()[-1] == 0
+    for root in (int(np.argmax(degree)), int(np.flatnonzero(degree == 1)[0]), int(np.flatnonzero(degree == 0)[0])):
+        searcher.search(root)
+        outcome = validate(sources, targets, n, root, searcher.parents())
+        np.testing.assert_array_equal(outcome["levels"], _hops(sources, targets, n, root))
+
+
+def test_relabeling_by_degree_and_back():
+    relabeling = separation.by_degree(np.array([1, 3, 0, 3, 2]))
+    assert relabeling.original_id.tolist() == [1, 3, 4, 0, 2]  # decreasing degree, ties by id
+    assert relabeling.new_id.tolist() == [3, 0, 4, 1, 2]
+    # A tree over the new ids (root new 0 = original 1; new 3 = original 0 reached from it).
+    tree = relabeling.tree_in_original_ids(np.array([0, 0, -1, 0, -1]))
+    assert tree.tolist() == [1, 1, -1, 1, -1]
 
 
 def test_root_outside_the_graph_is_a_named_error():
@@ -293,6 +317,12 @@ def test_harness_rejects_bad_arguments():
         harness.run(6, gpus_per_host=2)
     with pytest.raises(InvalidParameterError, match="whole number of hosts"):
         harness.run(6, processes=3, gpus_per_host=2)  # refused before any process starts
+
+
+def test_harness_without_relabeling_finds_the_same_components():
+    relabelled, plain = harness.run(9, roots=3), harness.run(9, roots=3, relabel=False)
+    assert relabelled["relabel"] and not plain["relabel"]
+    assert relabelled["nedge"] == plain["nedge"] and relabelled["levels"] == plain["levels"]
 
 
 def test_estimated_edges_without_validation_match_the_validated_count():
