@@ -12,7 +12,7 @@ One device call runs, in order (each step prints its lines and the JSON grows as
    each, DO off and the several-process variants with the per-phase timers (Figure 8's
    breakdown);
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each
-   (``factors``: the direction factors of one kind at a time around the defaults, 16 roots each);
+   (``factors``: the direction factors of one kind at a time around the defaults, 64 roots each);
 6. ``micro``: where one search's host time goes (cProfile), single primitives timed alone, and
    the device time of every kernel over five searches (torch.profiler / CUPTI), each kernel of
    one search and of the slowest of 8 roots in order (with ``blocks``: the launch settings of
@@ -42,6 +42,8 @@ def main() -> int:
     parser.add_argument("--gpus-per-host", type=int, default=1, help="processes per host in the layout")
     parser.add_argument("--steps", default="check,main,profile,options,sweep")
     parser.add_argument("--sweep", default="8,16,32,64,128,256,1024")
+    parser.add_argument("--factor-variants", default="defaults;dd:0.1;dd:0.05;dd:0.02;dd:0.1,dn:0.2;dd:0.1,nn:0.01;defaults",
+                        help="step factors: variants separated by ';', each 'kind:factor0,...' or 'defaults'")
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--device", default="cuda")
     args = parser.parse_args()
@@ -108,12 +110,13 @@ def main() -> int:
     if "factors" in steps:
         run("warm-up", scale, 2, validate=False)  # compiles the kernels outside the measured runs
         default = Options().factors
-        variants = [{}, {"dd": 0.1}, {"dd": 0.05}, {"dd": 0.02}, {"dd": 0.1, "dn": 0.2}, {"dd": 0.1, "nn": 0.01}, {}]
+        variants = [{kind: float(value) for kind, value in (pair.split(":") for pair in text.split(","))}
+                    if text != "defaults" else {} for text in args.factor_variants.split(";")]
         for changes in variants:
             factors = {kind: (changes.get(kind, values[0]), values[1]) for kind, values in default.items()}
             label = ", ".join(f"{kind} factor0 {value}" for kind, value in changes.items()) or "defaults"
             print(f"[factors] {label}", flush=True)
-            record = run("factors", scale, 16, validate=False, options=Options(factors=factors))
+            record = run("factors", scale, 64, validate=False, options=Options(factors=factors))
             record["label"] = label
             save()
     if "sweep" in steps:

@@ -290,8 +290,10 @@ GRAPH500_MAX_DELEGATES_PER_PROCESS = 4
 #: is dn's, the other visit into normals found by a pass over the unvisited normals, and it comes
 #: back forward on the small tail levels, where the unvisited normals that keep scanning their nn
 #: rows (other components) cost more than the few frontier rows (H100, scale 24: 122 -> ~50 us a
-#: level).
-GRAPH500_DIRECTION_FACTORS = {"dd": (0.5, 0.0), "dn": (0.05, 0.0), "nd": (1e-7, 0.0), "nn": (0.05, 0.1)}
+#: level). dn's factor0 0.01 (the paper's 0.05 sent some roots' level 2 forward along ~10^7 dn
+#: arcs of a few thousand hubs, 0.74 ms against ~0.5 for the backward pass; H100, scale 24, ids
+#: by degree, 64 roots: 0.1 201, 0.05 214-217, 0.02 215, 0.01 223, 0.005 223 GTEPS).
+GRAPH500_DIRECTION_FACTORS = {"dd": (0.5, 0.0), "dn": (0.01, 0.0), "nd": (1e-7, 0.0), "nn": (0.05, 0.1)}
 #: Blocks per multiprocessor of the backward visits into delegates (CUDA, a thread per delegate;
 #: blocks step through the delegates together). The pass over the normals launches as many
 #: blocks as fit at once instead (its registers decide: 9 per SM at 56 registers on the H100).
