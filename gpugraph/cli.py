@@ -233,6 +233,8 @@ def _build_parser() -> argparse.ArgumentParser:
                           help="route nn pairs through the host's peer of the owner's GPU index first")
     graph500.add_argument("--no-validation", dest="validate", action="store_false",
                           help="skip validation (TEPS edge counts are then estimated)")
+    graph500.add_argument("--no-relabel", dest="relabel", action="store_false",
+                          help="search in the generator's vertex ids (default: ids by decreasing degree)")
     graph500.add_argument("--json", default=None, metavar="PATH", help="also write the full record as JSON")
     graph500.set_defaults(handler=_cmd_graph500)
     return parser
@@ -371,7 +373,7 @@ def _cmd_graph500(args) -> int:
     record = harness.run(args.scale, processes=args.processes, device=device, edge_factor=args.edge_factor,
                          seed=args.seed, roots=args.roots, threshold=args.threshold,
                          gpus_per_host=args.gpus_per_host, options=options, validate=args.validate,
-                         progress=not args.quiet)
+                         relabel=args.relabel, progress=not args.quiet)
     print(record["text"], end="")
     if args.json:
         import json

@@ -120,6 +120,10 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
                 del sources, targets
             parts = distributor.build(group, layout, arcs_from, arcs_to, delegates)
             del arcs_from, arcs_to
+            if relabeling is not None and group.size > 1:
+                # Each process's device keeps its share only (Table I): the map (16 bytes per
+                # vertex) goes to the host, where roots are looked up and trees gathered anyway.
+                relabeling = separation.Relabeling(to_numpy(relabeling.new_id), to_numpy(relabeling.original_id))
             searcher = Searcher(group, parts, options, relabeling)
             searcher.warm_up(int(xp.argmax(degree)))
         backend.synchronize()

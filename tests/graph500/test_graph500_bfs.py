@@ -404,5 +404,9 @@ def test_command_line(capsys, tmp_path):
     out = capsys.readouterr().out
     assert out.startswith("SCALE:") and "NBFS:                           2" in out
     assert record_path.exists()
+    assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "2", "-q", "--no-relabel", "--json",
+                     str(record_path)]) == 0
+    assert '"relabel": false' in record_path.read_text()
+    capsys.readouterr()
     assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "0", "-q"]) != 0
     assert "roots must be at least 1" in capsys.readouterr().err
