@@ -227,6 +227,10 @@ PATH_CHUNK_ARCS = 16
 PATH_TOLERANCE = 1e-7
 #: Rounds at most before the engine stops with ``converged=False``.
 PATH_MAX_ROUNDS = 10_000
+#: Rounds the path engine (and the ``async`` baseline) launches before the host reads whether
+#: they woke anything: the rounds after convergence find nothing to do, and the host no longer
+#: waits between rounds (it compacted the active chunks and the woken vertices before).
+PATH_ROUNDS_AHEAD = 8
 #: CPU: paths handed to a core at a time by the dynamic schedule of a round.
 PATH_CPU_SCHEDULE_CHUNKS = 64
 #: Priority scheduling (§3.2.3) orders a round's launch only when more chunks are active than an

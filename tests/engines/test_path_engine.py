@@ -299,3 +299,50 @@ def test_user_programs_refuse_bad_input():
         minimum(graph, -np.ones(m), np.zeros(n))
     with pytest.raises(InvalidParameterError, match="no parameters"):
         solve(graph, minimum(graph, np.ones(m), np.zeros(n)), source=1)
+
+
+@pytest.mark.parametrize("schedule", ["path", "path-w", "async"])
+@pytest.mark.parametrize("algorithm, parameters", CASES)
+def test_rounds_launched_ahead_count_the_same(monkeypatch, schedule, algorithm, parameters):
+    # Rounds launched after convergence (the GPU launches config.PATH_ROUNDS_AHEAD before the host
+    # checks) change nothing: the same answer, rounds, vertex updates and arcs as one at a time
+    # (one thread: with several, the order of floating-point additions can move a round).
+    import numba
+
+    from gpugraph.engines.path import engine
+
+    graph = random_graph(n=200, m=1500, seed=5, weighted=algorithm == "sssp")
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        one = solve(graph, algorithm, schedule=schedule, **parameters)
+        monkeypatch.setattr(engine, "_rounds_ahead", lambda backend: 5)
+        ahead = solve(graph, algorithm, schedule=schedule, **parameters)
+    finally:
+        numba.set_num_threads(threads)
+    assert one.stats["rounds"] > 1
+    for key in ("rounds", "converged", "vertex_updates", "arcs_loaded", "arcs_delivered"):
+        assert ahead.stats[key] == one.stats[key], key
+    assert_same_answer(graph, algorithm, ahead, parameters)
+    short = solve(graph, algorithm, schedule=schedule, max_rounds=1, **parameters)
+    assert short.stats["rounds"] == min(1, one.stats["rounds"])
+    assert short.stats["converged"] == (one.stats["rounds"] <= 1)
+
+
+@pytest.mark.parametrize("algorithm, parameters", CASES)
+def test_prioritised_rounds_go_one_at_a_time_like_the_timed_loop(algorithm, parameters):
+    # priority_min_chunks=0: every round is listed in priority order by the host, in the rounds
+    # launched ahead as in the loop that times each round (profile=True): the same counts.
+    import numba
+
+    graph = random_graph(n=200, m=1500, seed=6, weighted=algorithm == "sssp")
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        ahead = solve(graph, algorithm, schedule="path", priority_min_chunks=0, **parameters)
+        timed = solve(graph, algorithm, schedule="path", priority_min_chunks=0, profile=True, **parameters)
+    finally:
+        numba.set_num_threads(threads)
+    for key in ("rounds", "converged", "vertex_updates", "arcs_loaded", "arcs_delivered"):
+        assert ahead.stats[key] == timed.stats[key], key
+    assert "walk_seconds" in timed.stats and "walk_seconds" not in ahead.stats

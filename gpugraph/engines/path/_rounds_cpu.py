@@ -167,6 +167,23 @@ class Kernels:
         """Count in ``activity`` the arcs each chunk sends from woken vertices (:func:`wake_chunks`)."""
         run_cpu_kernel(wake_chunks, woken, source_offsets, source_chunks, activity)
 
+    def wake_all(self, changed, source_offsets, source_chunks, activity, woken):
+        """Wake the chunks of the vertices in ``changed`` and clear it; count the vertices and
+        their arcs into ``woken`` (two cells; the CUDA twin does it in one kernel)."""
+        vertices = np.flatnonzero(changed)
+        changed[vertices] = 0
+        self.wake_chunks(vertices, source_offsets, source_chunks, activity)
+        woken[0] += vertices.size
+        woken[1] += int((source_offsets[vertices + 1] - source_offsets[vertices]).sum())
+
+    def path_round_active(self, kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
+                          threshold, changed, sweeps, totals):
+        """One round over the chunks with ``activity`` (cleared), in stored order."""
+        chunks = np.flatnonzero(activity)
+        activity[chunks] = 0
+        self.path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
+                        sweeps, totals)
+
     def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                    threshold, changed, sweeps, totals):
         """One round over ``chunks`` in order (:func:`path_round`)."""

@@ -31,23 +31,103 @@ def wake_chunks(woken, source_offsets, source_chunks, activity):
         cuda.atomic.add(activity, source_chunks[e], 1)
 
 
+@cuda.jit(cache=True)
+def wake_all(changed, source_offsets, source_chunks, activity, woken):
+    """One thread per vertex: a vertex changed in the last round (``changed``, cleared here)
+    adds 1 to ``activity[c]`` for each of its out-arcs, ``c`` the chunk that sends along it; the
+    vertices woken and their out-arcs are added to ``woken[0]`` and ``woken[1]``."""
+    block_totals = cuda.shared.array(2, np.int64)
+    if cuda.threadIdx.x < 2:
+        block_totals[cuda.threadIdx.x] = 0
+    cuda.syncthreads()
+    v = thread_index()
+    vertices = 0
+    arcs = 0
+    if v < changed.shape[0] and changed[v] != 0:
+        changed[v] = 0
+        vertices = 1
+        arcs = source_offsets[v + 1] - source_offsets[v]
+        for e in range(source_offsets[v], source_offsets[v + 1]):
+            cuda.atomic.add(activity, source_chunks[e], 1)
+    _add_block_totals(block_totals, vertices, arcs, woken)
+
+
 @cuda.jit(device=True)
 def _add_block_totals(block_totals, loaded, delivered, totals):
     """Sum the arcs loaded and delivered over the block in shared memory; one global atomic
     each per block."""
-    cuda.atomic.add(block_totals, 0, loaded)
-    cuda.atomic.add(block_totals, 1, delivered)
+    if loaded:
+        cuda.atomic.add(block_totals, 0, loaded)
+    if delivered:
+        cuda.atomic.add(block_totals, 1, delivered)
     cuda.syncthreads()
     if cuda.threadIdx.x == 0:
-        cuda.atomic.add(totals, 0, block_totals[0])
-        cuda.atomic.add(totals, 1, block_totals[1])
+        if block_totals[0]:
+            cuda.atomic.add(totals, 0, block_totals[0])
+        if block_totals[1]:
+            cuda.atomic.add(totals, 1, block_totals[1])
+
+
+@cuda.jit(device=True, inline=True)
+def _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, sweeps):
+    """Walk chunk ``c``'s paths in order (CPU twin: ``path_round`` of
+    :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates); returns the
+    arcs loaded and delivered."""
+    loaded = 0
+    delivered = 0
+    first = offsets[chunk_offsets[c]]
+    last = offsets[chunk_offsets[c + 1]]
+    k = np.int64(threshold)
+    for sweep in range(sweeps):
+        fed_back = False
+        for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
+            for j in range(offsets[p], offsets[p + 1] - 1):
+                u = vertices[j]
+                v = vertices[j + 1]
+                loaded += 1
+                woke = False
+                if kind == 0:
+                    state = x[u]
+                    change = state - sent[j]
+                    if abs(change) > threshold:
+                        sent[j] = state
+                        amount = values[j] * change
+                        cuda.atomic.add(x, v, amount)
+                        if abs(amount) > threshold:
+                            changed[v] = 1
+                            woke = True
+                        delivered += 1
+                elif kind == 1:
+                    state = x[u]
+                    if state < sent[j]:
+                        sent[j] = state
+                        candidate = state + values[j]
+                        if candidate < x[v]:
+                            cuda.atomic.min(x, v, candidate)
+                            changed[v] = 1
+                            woke = True
+                            delivered += 1
+                elif x[u] != 0.0 and sent[j] == 0.0:
+                    sent[j] = 1.0
+                    delivered += 1
+                    if cuda.atomic.add(count, v, -1) == k:
+                        x[v] = 1.0
+                        changed[v] = 1
+                        woke = True
+                if woke and sweeps > 1 and not fed_back:
+                    for q in range(first, last):
+                        if vertices[q] == v:
+                            fed_back = True
+                            break
+        if not fed_back:
+            break
+    return loaded, delivered
 
 
 @cuda.jit(cache=True)
 def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                threshold, changed, sweeps, totals):
-    """One thread per dispatched chunk: walk its paths in order (CPU twin: ``path_round`` of
-    :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates)."""
+    """One thread per dispatched chunk of ``chunks``, each walked by :func:`_walk`."""
     block_totals = cuda.shared.array(2, np.int64)
     if cuda.threadIdx.x < 2:
         block_totals[cuda.threadIdx.x] = 0
@@ -56,53 +136,28 @@ def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, 
     loaded = 0
     delivered = 0
     if i < chunks.shape[0]:
-        c = chunks[i]
-        first = offsets[chunk_offsets[c]]
-        last = offsets[chunk_offsets[c + 1]]
-        k = np.int64(threshold)
-        for sweep in range(sweeps):
-            fed_back = False
-            for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
-                for j in range(offsets[p], offsets[p + 1] - 1):
-                    u = vertices[j]
-                    v = vertices[j + 1]
-                    loaded += 1
-                    woke = False
-                    if kind == 0:
-                        state = x[u]
-                        change = state - sent[j]
-                        if abs(change) > threshold:
-                            sent[j] = state
-                            amount = values[j] * change
-                            cuda.atomic.add(x, v, amount)
-                            if abs(amount) > threshold:
-                                changed[v] = 1
-                                woke = True
-                            delivered += 1
-                    elif kind == 1:
-                        state = x[u]
-                        if state < sent[j]:
-                            sent[j] = state
-                            candidate = state + values[j]
-                            if candidate < x[v]:
-                                cuda.atomic.min(x, v, candidate)
-                                changed[v] = 1
-                                woke = True
-                                delivered += 1
-                    elif x[u] != 0.0 and sent[j] == 0.0:
-                        sent[j] = 1.0
-                        delivered += 1
-                        if cuda.atomic.add(count, v, -1) == k:
-                            x[v] = 1.0
-                            changed[v] = 1
-                            woke = True
-                    if woke and sweeps > 1 and not fed_back:
-                        for q in range(first, last):
-                            if vertices[q] == v:
-                                fed_back = True
-                                break
-            if not fed_back:
-                break
+        loaded, delivered = _walk(chunks[i], kind, chunk_offsets, offsets, vertices, values, sent, x, count,
+                                  threshold, changed, sweeps)
+    _add_block_totals(block_totals, loaded, delivered, totals)
+
+
+@cuda.jit(cache=True)
+def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
+                      threshold, changed, sweeps, totals):
+    """One thread per chunk of the layout, in stored order: an active chunk (``activity``, reset
+    here for the next round's wake) is walked by :func:`_walk`, the others return at once. No
+    list of the active chunks, so no host round trip between rounds."""
+    block_totals = cuda.shared.array(2, np.int64)
+    if cuda.threadIdx.x < 2:
+        block_totals[cuda.threadIdx.x] = 0
+    cuda.syncthreads()
+    c = thread_index()
+    loaded = 0
+    delivered = 0
+    if c < activity.shape[0] and activity[c] != 0:
+        activity[c] = 0
+        loaded, delivered = _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
+                                  changed, sweeps)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
@@ -171,6 +226,17 @@ class Kernels:
     def wake_chunks(self, woken, source_offsets, source_chunks, activity):
         """Count in ``activity`` the arcs each chunk sends from woken vertices."""
         self._launch(wake_chunks, woken.size, woken, source_offsets, source_chunks, activity)
+
+    def wake_all(self, changed, source_offsets, source_chunks, activity, woken):
+        """Wake the chunks of the vertices in ``changed`` and clear it; count the vertices and
+        their arcs into ``woken`` (two cells), all on the device."""
+        self._launch(wake_all, changed.size, changed, source_offsets, source_chunks, activity, woken)
+
+    def path_round_active(self, kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
+                          threshold, changed, sweeps, totals):
+        """One round over the chunks with ``activity`` (cleared as they run), in stored order."""
+        self._launch(path_round_active, activity.size, np.int64(kind), activity, chunk_offsets, offsets, vertices,
+                     values, sent, x, count, np.float64(threshold), changed, np.int64(sweeps), totals)
 
     def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                    threshold, changed, sweeps, totals):

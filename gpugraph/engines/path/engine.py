@@ -167,6 +167,13 @@ def path_layout(graph, program, max_depth: int = config.PATH_MAX_DEPTH, chunk_ar
     return layouts[key], False
 
 
+def _rounds_ahead(backend) -> int:
+    """Rounds launched before the host checks for convergence: ``config.PATH_ROUNDS_AHEAD`` on a
+    GPU (a check waits for the device), 1 on the CPU (a check costs nothing there, an extra
+    round a pass over the graph)."""
+    return config.PATH_ROUNDS_AHEAD if backend.is_cuda else 1
+
+
 def _kernels(backend):
     if backend.is_cuda:
         from gpugraph.engines.path import _rounds_cuda
@@ -204,6 +211,11 @@ class _PathRounds:
         alpha = 1.0 / max(float(layout.chunk_mean_degree.max(initial=0.0)) * float(sizes.max(initial=0)), 1.0)
         self.scaled_degree = backend.asarray(alpha * layout.chunk_mean_degree)
         self.layer = backend.asarray(layout.chunk_layer.astype(np.float64))
+        # Rounds launched ahead, without the host between them (_run_ahead), unless layers are held
+        # back or each round is timed; rounds that may need the priority order go one at a time.
+        self.ahead = not layered and not profile
+        self.may_prioritise = prioritised and layout.num_chunks > priority_min_chunks
+        self.rounds_ahead = _rounds_ahead(backend)
 
     def _dispatch(self, active):
         """The active chunks (in stored, layer order) this round runs. Layered: only the lowest
@@ -224,6 +236,11 @@ class _PathRounds:
         return chosen
 
     def run(self, max_rounds: int) -> dict:
+        """The rounds until no chunk is active (or ``max_rounds``); returns the counters. With
+        layered dispatch or per-round timing, a round at a time: the host lists the active
+        chunks (:meth:`_dispatch`) and the vertices they changed; else :meth:`_run_ahead`."""
+        if self.ahead:
+            return self._run_ahead(max_rounds)
         xp, kernels = self.xp, self.kernels
         totals = xp.zeros(2, dtype=np.int64)
         converged, rounds, updates = False, 0, 0
@@ -261,6 +278,48 @@ class _PathRounds:
         return counters
 
 
+    def _run_ahead(self, max_rounds: int) -> dict:
+        """:meth:`run` without the host between rounds: each round is a wake over every vertex
+        (the vertices changed last round mark their chunks, counted into a row of ``woken``)
+        and a walk over every chunk (the active ones run, in stored order); :func:`_rounds_ahead`
+        rounds are launched before the host reads the rows, and it stops at the first wake that
+        marked no chunk (the rounds launched after it find nothing to do). ``path`` with more
+        chunks than the GPU keeps resident: while the last wake read marked more arcs than that,
+        rounds go one at a time, the host listing the active chunks in priority order
+        (:meth:`_dispatch`), as large rounds need. Same rounds, updates and counts as :meth:`run`."""
+        xp, kernels, program = self.xp, self.kernels, self.program
+        totals = xp.zeros(2, dtype=np.int64)
+        woken = xp.zeros((max_rounds + 1, 2), dtype=np.int64)  # per wake: vertices, their arcs
+        self.activity[:] = 0
+        launched = 0
+        one_at_a_time = self.may_prioritise  # the first rounds are often the largest
+        while True:
+            end = min(launched + (1 if one_at_a_time else self.rounds_ahead), max_rounds + 1)
+            for wake in range(launched, end):
+                kernels.wake_all(self.changed, self.source_offsets, self.source_chunks, self.activity, woken[wake])
+                if wake == max_rounds:
+                    break
+                arguments = (self.chunk_offsets, self.offsets, self.vertices, self.values, self.sent, self.x,
+                             self.count, program.threshold, self.changed, self.sweeps, totals)
+                if not one_at_a_time:
+                    kernels.path_round_active(program.kind, self.activity, *arguments)
+                    continue
+                chosen = self._dispatch(xp.flatnonzero(self.activity))
+                self.activity[:] = 0
+                kernels.path_round(program.kind, chosen, *arguments)
+            launched = end
+            counts = to_numpy(woken[:launched])
+            quiet = np.flatnonzero(counts[:, 1] == 0)
+            if quiet.size or launched > max_rounds:
+                break
+            one_at_a_time = self.may_prioritise and counts[-1, 1] > self.priority_min_chunks
+        converged = bool(quiet.size)
+        rounds = int(quiet[0]) if converged else max_rounds
+        totals = to_numpy(totals)
+        return {"rounds": rounds, "converged": converged, "vertex_updates": int(counts[1:rounds + 1, 0].sum()),
+                "arcs_loaded": int(totals[0]), "arcs_delivered": int(totals[1])}
+
+
 class _VertexRounds:
     """Vertex-centric rounds (``bsp``, ``bsp-delta`` and ``async``)."""
 
@@ -284,11 +343,11 @@ class _VertexRounds:
             self.x = backend.asarray(program.initial.copy())
             self.residual = self.x.copy()
         self.incoming = xp.zeros(n if synchronous and program.kind == SUM else 1)
+        self.rounds_ahead = _rounds_ahead(backend)
 
     def _frontier(self):
+        """The synchronous schedules' vertices of the next round."""
         xp = self.xp
-        if not self.synchronous:
-            return self.everyone
         if self.program.kind == SUM:
             moving = xp.abs(self.residual) > self.program.threshold
             if self.every_vertex:
@@ -297,6 +356,9 @@ class _VertexRounds:
         return xp.flatnonzero(self.changed)
 
     def run(self, max_rounds: int) -> dict:
+        """The rounds until nothing changes (or ``max_rounds``); returns the counters."""
+        if not self.synchronous:
+            return self._run_async(max_rounds)
         xp, kernels, program = self.xp, self.kernels, self.program
         updates = xp.zeros(1, dtype=np.int64)
         totals = xp.zeros(2, dtype=np.int64)
@@ -306,24 +368,51 @@ class _VertexRounds:
             if frontier.size == 0:
                 converged = True
                 break
-            if self.synchronous and program.kind == MIN:
+            if program.kind == MIN:
                 self.residual[:] = self.x  # relax from the states at the round's start
             self.changed[:] = 0
             kernels.vertex_round(
-                program.kind, self.synchronous, frontier, self.indptr, self.indices, self.values, self.x,
+                program.kind, True, frontier, self.indptr, self.indices, self.values, self.x,
                 self.residual, self.incoming, self.pending, self.count,
                 -1.0 if self.every_vertex else program.threshold, self.changed, totals)
             changed = xp.count_nonzero(self.changed)
             updates += changed
             rounds += 1
-            if program.kind == SUM and self.synchronous:
+            if program.kind == SUM:
                 self.residual += self.incoming
                 self.incoming[:] = 0
-            elif not self.synchronous and int(changed) == 0:
-                converged = True
-                break
         if program.kind == SUM:
             self.x += self.residual  # what was still pending (below the tolerance) counts too
         totals = to_numpy(totals)
         return {"rounds": rounds, "converged": converged, "vertex_updates": int(to_numpy(updates)[0]),
+                "arcs_loaded": int(totals[0]), "arcs_delivered": int(totals[1])}
+
+    def _run_async(self, max_rounds: int) -> dict:
+        """The ``async`` schedule: every vertex each round, live states; converged after the
+        first round that changes nothing. :func:`_rounds_ahead` rounds are launched before the
+        host reads their counts of changed vertices (the rounds after convergence change
+        nothing), as the path schedules do."""
+        xp, kernels, program = self.xp, self.kernels, self.program
+        totals = xp.zeros(2, dtype=np.int64)
+        changes = xp.zeros(max_rounds, dtype=np.int64)
+        launched = 0
+        while True:
+            end = min(launched + self.rounds_ahead, max_rounds)
+            for round_index in range(launched, end):
+                self.changed[:] = 0
+                kernels.vertex_round(
+                    program.kind, False, self.everyone, self.indptr, self.indices, self.values, self.x,
+                    self.residual, self.incoming, self.pending, self.count, program.threshold, self.changed, totals)
+                changes[round_index] = xp.count_nonzero(self.changed)
+            launched = end
+            counts = to_numpy(changes[:launched])
+            quiet = np.flatnonzero(counts == 0)
+            if quiet.size or launched >= max_rounds:
+                break
+        converged = bool(quiet.size)
+        rounds = int(quiet[0]) + 1 if converged else max_rounds
+        if program.kind == SUM:
+            self.x += self.residual  # what was still pending (below the tolerance) counts too
+        totals = to_numpy(totals)
+        return {"rounds": rounds, "converged": converged, "vertex_updates": int(counts[:rounds].sum()),
                 "arcs_loaded": int(totals[0]), "arcs_delivered": int(totals[1])}
