@@ -277,7 +277,6 @@ class _PathRounds:
             counters["walk_seconds"] = kernel_seconds
         return counters
 
-
     def _run_ahead(self, max_rounds: int) -> dict:
         """:meth:`run` without the host between rounds: each round is a wake over every vertex
         (the vertices changed last round mark their chunks, counted into a row of ``woken``)
