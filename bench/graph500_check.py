@@ -6,11 +6,12 @@ One device call runs, in order (each step prints its lines and the JSON grows as
    search's compile time is printed);
 2. ``main``: scale ``--scale`` per GPU, 64 roots, validated, the reference's output block;
 3. ``profile``: the same graph, 8 roots with the per-phase timers (Figure 8's breakdown);
-4. ``options``: DO off; with one process the levels launched one by one, in batches, in batches
-   from a CUDA graph; with several processes the base case, non-blocking reduction and
-   uniquify, with several GPUs per host local all-to-all (alone and with uniquify); 16 roots
-   each, DO off and the several-process variants with the per-phase timers (Figure 8's
-   breakdown);
+4. ``options``: DO off (with the per-phase timers); with one process the levels launched one
+   by one, in batches, in batches from a CUDA graph; with several processes the base case,
+   non-blocking reduction (IR), uniquify (U), the pairs sent while the delegate visits run (O,
+   alone and with IR), with several GPUs per host local all-to-all (L, alone and with U); 16
+   roots each, without timers (their synchronisations would undo the overlaps; the
+   ``profile`` step gives the base case's breakdown, Figure 8);
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each
    (``factors``: the direction factors of one kind at a time around the defaults, 64 roots each);
 6. ``micro``: where one search's host time goes (cProfile), single primitives timed alone, and
@@ -96,12 +97,11 @@ def main() -> int:
         if args.gpus == 1:  # how one process launches its levels
             variants.update({"level by level": Options(levels_ahead=1), "batches, no graph": Options(cuda_graphs=False),
                              "batches as CUDA graphs": Options()})
-        if args.gpus > 1:
-            variants.update({"base": Options(profile=True), "IR": Options(blocking_reduction=False, profile=True),
-                             "U": Options(uniquify=True, profile=True)})
+        if args.gpus > 1:  # not profiled: the timers' device synchronisations would undo the overlaps
+            variants.update({"base": Options(), "IR": Options(blocking_reduction=False), "U": Options(uniquify=True),
+                             "O": Options(overlap=True), "O+IR": Options(overlap=True, blocking_reduction=False)})
         if args.gpus_per_host > 1:
-            variants.update({"L": Options(local_all2all=True, profile=True),
-                             "L+U": Options(local_all2all=True, uniquify=True, profile=True)})
+            variants.update({"L": Options(local_all2all=True), "L+U": Options(local_all2all=True, uniquify=True)})
         for label, options in variants.items():
             print(f"[options] {label}", flush=True)
             record = run("options", scale, 16, validate=False, options=options)

@@ -10,8 +10,9 @@
 #
 # weak:        the environment; Graph500 scale 24 per GPU on 1, 2 and 4 GPUs (check at scale 18
 #              with every tree validated, then 64 validated roots), and the weak-scaling table;
-# options:     4 GPUs as 2 hosts x 2: DO off, blocking / non-blocking reduction, uniquify, local
-#              all-to-all (16 roots each, per-phase timers), then the threshold sweep (Figure 6);
+# options:     4 GPUs as 2 hosts x 2: the per-phase breakdown (8 roots), then DO off, blocking /
+#              non-blocking reduction, uniquify, overlap, local all-to-all (16 roots each), then
+#              the threshold sweep (Figure 6);
 # distributed: issue 7's strong scaling (docs/scaling.md) on 1, 2, 4 GPUs.
 # Records go to $OUT (graph500-cuda-<gpus>.json, distributed JSON); every part prints its tables.
 # A CPU rehearsal of the commands: DEVICE=cpu SCALE=10 OUT=/tmp/mg bash bench/multi_gpu.sh weak
@@ -40,7 +41,7 @@ case "$part" in
     python3 bench/graph500_scaling.py "$out"/g500-1 "$out"/g500-2 "$out"/g500-4
     ;;
   options)
-    check 4 --gpus-per-host 2 --steps options,sweep --sweep "${SWEEP:-32,64,128,256,512}"
+    check 4 --gpus-per-host 2 --steps profile,options,sweep --sweep "${SWEEP:-32,64,128,256,512}"
     python3 bench/graph500_scaling.py "$out"/g500-4
     ;;
   distributed)

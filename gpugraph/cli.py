@@ -228,6 +228,8 @@ def _build_parser() -> argparse.ArgumentParser:
                           help="forward visits only")
     graph500.add_argument("--nonblocking-reduction", action="store_true",
                           help="overlap the delegate all-reduce with the normal stream")
+    graph500.add_argument("--overlap", action="store_true",
+                          help="send the nn pairs while the delegate visits run (several processes)")
     graph500.add_argument("--uniquify", action="store_true", help="send each nn target once per level")
     graph500.add_argument("--local-all2all", action="store_true",
                           help="route nn pairs through the host's peer of the owner's GPU index first")
@@ -369,7 +371,7 @@ def _cmd_graph500(args) -> int:
     device = "cuda" if get_backend(args.device).is_cuda else "cpu"
     options = Options(direction_optimizing=args.direction_optimizing,
                       blocking_reduction=not args.nonblocking_reduction, uniquify=args.uniquify,
-                      local_all2all=args.local_all2all)
+                      local_all2all=args.local_all2all, overlap=args.overlap)
     record = harness.run(args.scale, processes=args.processes, device=device, edge_factor=args.edge_factor,
                          seed=args.seed, roots=args.roots, threshold=args.threshold,
                          gpus_per_host=args.gpus_per_host, options=options, validate=args.validate,

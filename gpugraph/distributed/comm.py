@@ -166,6 +166,13 @@ class Exchange:
             self._finish()
         return self._stage == "done"
 
+    def send(self) -> "Exchange":
+        """Wait for the header alone and start the payloads without waiting for them (the
+        caller computes while they travel, then calls :meth:`wait`); returns ``self``."""
+        if self._stage == "header":
+            self._start_payload()
+        return self
+
     def wait(self) -> "Exchange":
         """Block until the payloads have arrived; returns ``self``."""
         if self._stage == "header":

@@ -16,6 +16,8 @@ Normal stream
     make (target, source) pairs that go to the targets' owners in one all-to-all (optionally
     without duplicate targets: ``Options.uniquify``; optionally in two steps, within the host
     then across hosts: ``Options.local_all2all``), where unvisited targets join depth ``L + 1``.
+    With ``Options.overlap`` the normal stream runs first and its pairs travel while the
+    delegate stream computes.
 
 dd, dn and nd each choose their direction every level (§IV-B): forward work ``FV`` is the
 frontier's arcs of that kind, backward work ``BV = |U| (q + s) / q`` with ``U`` the unvisited
@@ -78,6 +80,12 @@ class Options:
     local_all2all:
         Route nn pairs through the host's peer of the owner's GPU index first (L; needs several
         GPUs per host in the layout, else it changes nothing).
+    overlap:
+        With several processes, run the normal stream first and let its nn pairs travel while
+        the delegate stream computes (the two streams of the paper's Figure 3, O): the pairs'
+        sizes are exchanged, the payload all-to-all is started, the delegate visits run, and the
+        pairs are applied after them. Off: the delegate stream, then the normal stream, each
+        waiting for its own communication (but for ``blocking_reduction=False``).
     factors:
         ``{kind: (factor0, factor1)}`` for dd, dn, nd, nn.
     profile:
@@ -98,6 +106,7 @@ class Options:
     blocking_reduction: bool = True
     uniquify: bool = False
     local_all2all: bool = False
+    overlap: bool = False
     factors: dict = field(default_factory=lambda: dict(config.GRAPH500_DIRECTION_FACTORS))
     profile: bool = False
     levels_ahead: int | None = None
@@ -406,12 +415,16 @@ class Searcher:
         slot = np.int64((level % 2) * kernel_cells.SLOT)
         next_slot = np.int64(((level + 1) % 2) * kernel_cells.SLOT)
         self._timed(stats, "counters", self._decide, slot, row)
+        overlap = self.options.overlap and self.group.size > 1
+        if overlap:  # the normal stream first: its pairs travel while the delegate stream computes
+            travelling = self._normal_stream(level, slot, next_slot, numbers, stats)
         self._timed(stats, "delegate_visits", self._delegate_visits, level, slot, next_slot)
         reduction = self.group.start_allreduce(self.new, "max")
         if self.options.blocking_reduction:
             self._timed(stats, "delegate_reduction", reduction.wait)
-        pairs = self._timed(stats, "normal_visits", self._normal_visits, level, slot, next_slot, numbers)
-        self._timed(stats, "normal_exchange", self._exchange_pairs, pairs, level, next_slot, stats)
+        if not overlap:
+            travelling = self._normal_stream(level, slot, next_slot, numbers, stats)
+        self._timed(stats, "normal_exchange", self._receive_pairs, travelling, level, next_slot)
         if not self.options.blocking_reduction:
             self._timed(stats, "delegate_reduction", reduction.wait)
         self._timed(stats, "close", self._close, level)
@@ -542,41 +555,60 @@ class Searcher:
         self._normal_pass(level, next_slot, cells.PASS_VISITS & ~cells.ND_FORWARD, pairs)
         return pairs
 
-    def _exchange_pairs(self, pairs, level: int, next_slot, stats: dict):
-        """Send the nn pairs to the targets' owners and apply what arrives (collective).
+    def _normal_stream(self, level: int, slot, next_slot, numbers: "_Level | None", stats: dict):
+        """The normal visits and the start of their pairs' journey (:meth:`_send_pairs`)."""
+        pairs = self._timed(stats, "normal_visits", self._normal_visits, level, slot, next_slot, numbers)
+        return self._timed(stats, "normal_exchange", self._send_pairs, pairs, stats)
+
+    def _send_pairs(self, pairs, stats: dict):
+        """Start sending the nn pairs to the targets' owners (collective); returns the
+        :class:`~gpugraph.distributed.comm.Exchange` whose payload is on its way (``None`` with
+        one process), for :meth:`_receive_pairs`.
 
         Direct: one all-to-all to the owners. With ``Options.local_all2all`` (and several GPUs per
-        host): first to the peer on this host with the owner's GPU index, then, from there, to
-        the owner among the processes of that GPU index on the other hosts (the paper's L), so
-        each process sends to ``gpus_per_host - 1 + hosts - 1`` others instead of ``p - 1``.
-        ``Options.uniquify`` removes duplicate targets before the (last) sending step.
+        host): first to the peer on this host with the owner's GPU index (waited for), then, from
+        there, to the owner among the processes of that GPU index on the other hosts (the
+        paper's L), so each process sends to ``gpus_per_host - 1 + hosts - 1`` others instead of
+        ``p - 1``. ``Options.uniquify`` removes duplicate targets before the (last) sending step.
         """
         xp, layout = self.xp, self.graph.layout
         if self.group.size == 1:
-            return
+            return None
         if pairs is None:
             pairs = (xp.empty(0, dtype=np.int64), xp.empty(0, dtype=np.int64))
         targets, sources = pairs
         if self.options.local_all2all and layout.gpus_per_host > 1:
             host = self.group.rank // layout.gpus_per_host
             peer = host * layout.gpus_per_host + layout.owner(targets) % layout.gpus_per_host
-            targets, sources = self._send(targets, sources, peer, stats)
+            targets, sources = self._received(self._send(targets, sources, peer, stats))
         if self.options.uniquify:
             targets, first = xp.unique(targets, return_index=True)
             sources = sources[first]
-        targets, sources = self._send(targets, sources, layout.owner(targets), stats)
+        return self._send(targets, sources, layout.owner(targets), stats)
+
+    def _receive_pairs(self, exchange, level: int, next_slot):
+        """Wait for the pairs :meth:`_send_pairs` started and claim their unvisited targets."""
+        if exchange is None:
+            return
+        targets, sources = self._received(exchange)
         if targets.size:
             self._apply(targets // self.stride, sources, level, next_slot)
 
     def _send(self, targets, sources, destination, stats: dict):
-        """Every pair to its ``destination`` process (one all-to-all); returns the pairs received."""
+        """Start sending every pair to its ``destination`` process (one all-to-all): returns the
+        exchange, its sizes known and its payload on its way (:meth:`_received` ends it)."""
         xp = self.xp
         order = xp.argsort(destination)
         counts = to_numpy(xp.bincount(destination, minlength=self.group.size)).astype(np.int64)
         payload = xp.stack((targets[order], sources[order]), axis=1).reshape(-1)
         stats["nn_pairs_sent"] += int(counts.sum() - counts[self.group.rank])
         stats["nn_messages"] += int(np.count_nonzero(np.delete(counts, self.group.rank)))
-        received = self.group.exchange(payload, counts * 2).wait().received.reshape(-1, 2)
+        return self.group.exchange(payload, counts * 2).send()
+
+    @staticmethod
+    def _received(exchange):
+        """The pairs ``(targets, sources)`` an exchange of :meth:`_send` brought, once arrived."""
+        received = exchange.wait().received.reshape(-1, 2)
         return received[:, 0].copy(), received[:, 1].copy()
 
     def _apply(self, targets, sources, level: int, next_slot):

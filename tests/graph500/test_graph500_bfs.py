@@ -288,6 +288,8 @@ def test_harness_one_process_prints_the_reference_block():
     (3, 1, Options(blocking_reduction=False, uniquify=True)),
     (4, 2, Options(direction_optimizing=False)),
     (4, 2, Options(local_all2all=True, uniquify=True)),
+    (2, 1, Options(overlap=True)),
+    (4, 2, Options(overlap=True, blocking_reduction=False, local_all2all=True)),
 ])
 def test_gloo_processes_give_validated_trees(processes, gpus_per_host, options):
     one = harness.run(10, processes=1, roots=3)
@@ -349,9 +351,10 @@ def test_cuda_kernels_under_the_simulator(options, threshold):
 
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
-def test_cuda_kernels_of_several_processes_under_the_simulator():
-    """The nn pair kernels (push_pairs, apply_pairs) run only with several processes."""
-    options = Options(uniquify=True, blocking_reduction=False)
+@pytest.mark.parametrize("options", [Options(uniquify=True, blocking_reduction=False), Options(overlap=True)])
+def test_cuda_kernels_of_several_processes_under_the_simulator(options):
+    """The nn pair kernels (push_pairs, apply_pairs) run only with several processes; with
+    ``overlap`` the pairs travel while the delegate kernels run."""
     record = harness.run(6, processes=2, device="cuda", roots=2, options=options, edge_factor=8)
     reference = harness.run(6, processes=1, device="cpu", roots=2, edge_factor=8)
     assert record["nedge"] == reference["nedge"] and record["levels"] == reference["levels"]
@@ -407,6 +410,9 @@ def test_command_line(capsys, tmp_path):
     assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "2", "-q", "--no-relabel", "--json",
                      str(record_path)]) == 0
     assert '"relabel": false' in record_path.read_text()
+    assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "2", "-q", "--processes", "2", "--overlap",
+                     "--nonblocking-reduction", "--json", str(record_path)]) == 0
+    assert '"overlap": true' in record_path.read_text() and '"blocking_reduction": false' in record_path.read_text()
     capsys.readouterr()
     assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "0", "-q"]) != 0
     assert "roots must be at least 1" in capsys.readouterr().err
