@@ -218,9 +218,11 @@ def _build_parser() -> argparse.ArgumentParser:
     graph500.add_argument("--edge-factor", type=int, default=16, help="edges per vertex (default 16)")
     graph500.add_argument("--roots", type=int, default=config.BENCH_GRAPH500_ROOTS,
                           help=f"searches (default {config.BENCH_GRAPH500_ROOTS})")
-    graph500.add_argument("--processes", type=int, default=1, metavar="N",
-                          help="N processes of this host: one GPU each, or Gloo ranks with --device cpu")
-    graph500.add_argument("--gpus-per-host", type=int, default=1, help="processes per host in the layout")
+    graph500.add_argument("--processes", type=int, default=None, metavar="N",
+                          help="N processes of this host: one GPU each, or Gloo ranks with --device cpu; "
+                               "under torchrun the job's ranks are used instead")
+    graph500.add_argument("--gpus-per-host", type=int, default=None,
+                          help="processes per host in the layout (default 1; under torchrun its ranks per host)")
     graph500.add_argument("--threshold", type=int, default=None, metavar="TH",
                           help="delegate degree threshold (default: chosen from the graph)")
     graph500.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
@@ -372,10 +374,19 @@ def _cmd_graph500(args) -> int:
     options = Options(direction_optimizing=args.direction_optimizing,
                       blocking_reduction=not args.nonblocking_reduction, uniquify=args.uniquify,
                       local_all2all=args.local_all2all, overlap=args.overlap)
-    record = harness.run(args.scale, processes=args.processes, device=device, edge_factor=args.edge_factor,
-                         seed=args.seed, roots=args.roots, threshold=args.threshold,
-                         gpus_per_host=args.gpus_per_host, options=options, validate=args.validate,
-                         relabel=args.relabel, progress=not args.quiet)
+    keywords = dict(edge_factor=args.edge_factor, seed=args.seed, roots=args.roots, threshold=args.threshold,
+                    options=options, validate=args.validate, relabel=args.relabel, progress=not args.quiet)
+    if args.gpus_per_host is not None:
+        keywords["gpus_per_host"] = args.gpus_per_host
+    if _under_torchrun():
+        if args.processes is not None:
+            raise InvalidParameterError("under torchrun the job's ranks are the processes: leave out --processes")
+        _join_torchrun(get_backend(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if device == "cuda" else "cpu"))
+        record = harness.run_in_job(args.scale, device=device, **keywords)
+        if record is None:  # a rank other than 0: rank 0 reports
+            return 0
+    else:
+        record = harness.run(args.scale, processes=args.processes or 1, device=device, **keywords)
     print(record["text"], end="")
     if args.json:
         import json

@@ -15,12 +15,16 @@ Steps, as the specification orders them, on every process:
    (:func:`gpugraph.graph500.validate.validate`), which also counts the edges of the component,
    the TEPS numerator.
 5. The *output* block of the reference code (:func:`gpugraph.graph500.summary.report`).
+
+Processes: :func:`run` starts them on this host (or runs in this one); :func:`run_in_job` is one
+rank of a job torchrun started (one or many hosts).
 """
 
 from __future__ import annotations
 
 import gc
 import json
+import os
 import tempfile
 import time
 from dataclasses import asdict
@@ -276,6 +280,41 @@ def run(scale: int, *, processes: int = 1, device: str = "cpu", **keywords) -> d
     with tempfile.TemporaryDirectory(prefix="gpugraph-graph500-") as folder:
         launch(_process_main, processes, device, folder, scale, keywords, progress)
         return json.loads((Path(folder) / "record.json").read_text())
+
+
+def run_in_job(scale: int, *, device: str = "cpu", **keywords) -> dict | None:
+    """Run the benchmark as this process's rank of a job that torch.distributed already joined
+    (``torchrun``, one or many hosts): rank ``r`` uses GPU ``LOCAL_RANK`` or the CPU.
+
+    Parameters
+    ----------
+    scale:
+        log2 of the vertex count.
+    device:
+        ``"cpu"`` or ``"cuda"``.
+    **keywords:
+        As :func:`run_process` (but ``report``, which goes to stderr on rank 0 when
+        ``keywords["progress"]`` is true); ``gpus_per_host`` defaults to torchrun's
+        ``LOCAL_WORLD_SIZE`` (the ranks of each host).
+
+    Returns
+    -------
+    dict or None
+        :func:`run_process`'s record on rank 0, ``None`` on the others.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown device, or a job whose size is not a whole number of hosts.
+    DistributedError
+        If torch.distributed has not been initialised.
+    """
+    if device not in ("cpu", "cuda"):
+        raise InvalidParameterError(f"device must be 'cpu' or 'cuda', got {device!r}")
+    keywords.setdefault("gpus_per_host", int(os.environ.get("LOCAL_WORLD_SIZE", 1)))
+    progress = keywords.pop("progress", False)
+    backend = get_backend(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if device == "cuda" else "cpu")
+    return run_process(Group(backend, distributed=True), scale, report=_stderr if progress else None, **keywords)
 
 
 def _process_main(rank: int, kind: str, folder: str, scale: int, keywords: dict, progress: bool) -> None:

@@ -7,6 +7,8 @@ run under the simulator (``-m cudasim``) and compile to sm_90 PTX here.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -298,6 +300,50 @@ def test_gloo_processes_give_validated_trees(processes, gpus_per_host, options):
     assert many["nedge"] == one["nedge"] and many["levels"] == one["levels"]  # every tree validated on rank 0
     assert len(many["memory"]) == processes
     assert many["nn_pairs_sent"] > 0 and many["nn_messages"] > 0
+
+
+def test_torchrun_job_of_two_hosts_gives_validated_trees(tmp_path):
+    """``gpugraph graph500`` as ranks of a torchrun job: two "hosts" of two ranks each on this
+    machine (static rendezvous), the layout's GPUs per host taken from torchrun."""
+    import json
+    import shutil
+    import socket
+    import subprocess
+    import sys
+
+    torchrun = shutil.which("torchrun", path=str(Path(sys.executable).parent)) or shutil.which("torchrun")
+    if torchrun is None:
+        pytest.skip("torchrun is not installed")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    record_path = tmp_path / "record.json"
+    job = [torchrun, "--nnodes", "2", "--nproc-per-node", "2", "--master-addr", "127.0.0.1", "--master-port", str(port)]
+    benchmark = ["-m", "gpugraph", "graph500", "9", "--device", "cpu", "--roots", "3", "-q", "--local-all2all",
+                 "--json", str(record_path)]
+    hosts = [subprocess.Popen(job + ["--node-rank", str(rank)] + benchmark, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for rank in (0, 1)]
+    try:
+        outputs = [host.communicate(timeout=240) for host in hosts]
+    finally:  # a job that hangs must not outlive the test
+        for host in hosts:
+            if host.poll() is None:
+                host.kill()
+    assert [host.returncode for host in hosts] == [0, 0], outputs
+    assert outputs[0][0].startswith("SCALE:") and outputs[1][0] == ""  # global rank 0 reports
+    record = json.loads(record_path.read_text())
+    one = harness.run(9, processes=1, roots=3)
+    assert (record["processes"], record["gpus_per_host"]) == (4, 2)
+    assert record["nedge"] == one["nedge"] and record["levels"] == one["levels"]
+
+
+def test_command_line_refuses_processes_under_torchrun(monkeypatch, capsys):
+    from gpugraph import cli
+
+    monkeypatch.setenv("RANK", "0")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    assert cli.main(["graph500", "8", "--device", "cpu", "--processes", "2", "-q"]) != 0
+    assert "leave out --processes" in capsys.readouterr().err
 
 
 def test_local_all2all_sends_fewer_messages():
