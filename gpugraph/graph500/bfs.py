@@ -60,7 +60,11 @@ from gpugraph.graph500 import _kernels_cpu as kernel_cells
 
 #: Kinds of visit that choose a direction (nn only when one process runs alone).
 DIRECTED_KINDS = ("dd", "dn", "nd", "nn")
-#: Parts of a level timed when ``Options.profile`` is on (the paper's Figure 8 breakdown).
+#: Vertex ids of at most this many bits travel as one int64 per nn pair (:func:`pack_pairs`).
+PAIR_ID_BITS = 31
+#: Parts of a level timed when ``Options.profile`` is on (the paper's Figure 8 breakdown);
+#: ``counters`` is the read of the counters, with several processes after the all-reduce of the
+#: normal frontier (where the processes wait for the slowest).
 PHASES = ("counters", "delegate_visits", "normal_visits", "normal_exchange", "delegate_reduction", "close")
 
 
@@ -188,6 +192,29 @@ class _Level:
                    unvisited_nn=int(counts[cells.UNVISITED_NN]))
 
 
+def pair_entries(num_vertices: int) -> int:
+    """int64 entries an nn pair takes on the wire (:func:`pack_pairs`): 1 while every vertex id
+    fits in :data:`PAIR_ID_BITS` bits (every Graph500 scale up to 31), else 2."""
+    return 1 if num_vertices <= 1 << PAIR_ID_BITS else 2
+
+
+def pack_pairs(xp, targets, sources, num_vertices: int):
+    """nn pairs ``(target, source)`` of global ids as one int64 array to send, the target in the
+    high 32 bits of a pair's one entry or in the first of its two (:func:`pair_entries`;
+    :func:`unpack_pairs` reverses it)."""
+    if pair_entries(num_vertices) == 1:
+        return (targets << 32) | sources
+    return xp.stack((targets, sources), axis=1).reshape(-1)
+
+
+def unpack_pairs(received, num_vertices: int):
+    """``(targets, sources)`` of a payload made by :func:`pack_pairs`."""
+    if pair_entries(num_vertices) == 1:
+        return received >> 32, received & 0xFFFFFFFF
+    received = received.reshape(-1, 2)
+    return received[:, 0].copy(), received[:, 1].copy()
+
+
 class _Done:
     def wait(self):
         return None
@@ -248,7 +275,9 @@ class Searcher:
             # Counters, the level's plan and the history of a batch of levels (_kernels_cpu).
             self.levels_ahead = self.options.levels_ahead or (
                 config.GRAPH500_LEVELS_AHEAD if self._on_gpu else 1)
-            self.counts = xp.zeros(kernel_cells.counter_cells(self.levels_ahead), dtype=np.int64)
+            # One more cell after them: a level's normal frontier summed over the processes.
+            self._frontier_cell = kernel_cells.counter_cells(self.levels_ahead)
+            self.counts = xp.zeros(self._frontier_cell + 1, dtype=np.int64)
             self.root_cells = xp.full(kernel_cells.ROOT_CELLS, -1, dtype=np.int64)
             self.factors = xp.asarray([factor for kind in DIRECTED_KINDS for factor in self.options.factors[kind]],
                                       dtype=np.float64)
@@ -292,7 +321,9 @@ class Searcher:
         waiting (from the second search on as one CUDA graph: ``Options.cuda_graphs``): each
         level's plan is made on the device (``_kernels_cpu.decide``) and the levels after the
         last one find nothing to do; one read of the counters after the batch tells where the
-        search ended. Several processes, the CPU and profiling go level by level.
+        search ended. Several processes, the CPU and profiling go level by level; several
+        processes read the counters once a level, the normal frontier summed over them on the
+        device before the read (:meth:`_shared_counts`).
 
         Returns
         -------
@@ -324,18 +355,22 @@ class Searcher:
             self._set_root(int(root))
             if batch == 1:  # else the first batch resets (inside its CUDA graph)
                 self._reset()
-            level = 0
+            level, counts = 0, None
+            read = (lambda _: self._read_counts()) if alone else self._shared_counts
             while True:
                 numbers = None
                 if not alone:  # the frontier is global; the nn pairs' buffers need the arcs
-                    numbers = _Level.read(self._timed(stats, "counters", self._read_counts), level)
-                    if int(self.group.allreduce([numbers.q_normal])[0]) + numbers.q_delegate == 0:
+                    if counts is None:
+                        counts = self._timed(stats, "counters", read, level)
+                    numbers = _Level.read(counts, level)
+                    if int(counts[self._frontier_cell]) + numbers.q_delegate == 0:
                         break
                 if batch > 1:
                     self._batch(level, batch, stats)
                 else:
                     self._level(level, 0, numbers, stats)
-                levels = self._record(self._timed(stats, "counters", self._read_counts), batch, stats)
+                counts = self._timed(stats, "counters", read, level + batch)  # also the next level's numbers
+                levels = self._record(counts, batch, stats)
                 level += levels
                 if levels < batch:
                     del stats["level_seconds"][level:]  # profiling: the level that found no frontier
@@ -494,6 +529,14 @@ class Searcher:
         stats["phases"][phase] += time.perf_counter() - began
         return result
 
+    def _shared_counts(self, level: int) -> np.ndarray:
+        """The counters on the host, with the normal frontier of ``level`` summed over the
+        processes in the cell after them (an all-reduce on the device before the one read)."""
+        cell, first = self._frontier_cell, (level % 2) * kernel_cells.SLOT + kernel_cells.Q_NORMAL
+        self.counts[cell:cell + 1] = self.counts[first:first + 1]
+        self.group.allreduce_array(self.counts[cell:cell + 1], "sum")
+        return self._read_counts()
+
     def _read_counts(self) -> np.ndarray:
         """The counters on the host (on a GPU into pinned memory: a faster copy than pageable)."""
         if self._on_gpu:
@@ -595,21 +638,20 @@ class Searcher:
             self._apply(targets // self.stride, sources, level, next_slot)
 
     def _send(self, targets, sources, destination, stats: dict):
-        """Start sending every pair to its ``destination`` process (one all-to-all): returns the
-        exchange, its sizes known and its payload on its way (:meth:`_received` ends it)."""
+        """Start sending every pair to its ``destination`` process (one all-to-all, the pairs
+        packed by :func:`pack_pairs`): returns the exchange, its sizes known and its payload on
+        its way (:meth:`_received` ends it)."""
         xp = self.xp
         order = xp.argsort(destination)
         counts = to_numpy(xp.bincount(destination, minlength=self.group.size)).astype(np.int64)
-        payload = xp.stack((targets[order], sources[order]), axis=1).reshape(-1)
+        payload = pack_pairs(xp, targets[order], sources[order], self.graph.num_vertices)
         stats["nn_pairs_sent"] += int(counts.sum() - counts[self.group.rank])
         stats["nn_messages"] += int(np.count_nonzero(np.delete(counts, self.group.rank)))
-        return self.group.exchange(payload, counts * 2).send()
+        return self.group.exchange(payload, counts * pair_entries(self.graph.num_vertices)).send()
 
-    @staticmethod
-    def _received(exchange):
+    def _received(self, exchange):
         """The pairs ``(targets, sources)`` an exchange of :meth:`_send` brought, once arrived."""
-        received = exchange.wait().received.reshape(-1, 2)
-        return received[:, 0].copy(), received[:, 1].copy()
+        return unpack_pairs(exchange.wait().received, self.graph.num_vertices)
 
     def _apply(self, targets, sources, level: int, next_slot):
         graph = self.graph

@@ -462,3 +462,17 @@ def test_command_line(capsys, tmp_path):
     capsys.readouterr()
     assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "0", "-q"]) != 0
     assert "roots must be at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("num_vertices", [1 << 20, 1 << 31, (1 << 31) + 1, 1 << 40])
+def test_nn_pairs_packed_for_the_wire_come_back_whole(num_vertices):
+    from gpugraph.graph500.bfs import pack_pairs, pair_entries, unpack_pairs
+
+    rng = np.random.default_rng(5)
+    targets, sources = (rng.integers(0, num_vertices, size=100, dtype=np.int64) for _ in range(2))
+    targets[:2], sources[:2] = num_vertices - 1, (0, num_vertices - 1)
+    payload = pack_pairs(np, targets, sources, num_vertices)
+    assert payload.dtype == np.int64 and payload.size == 100 * pair_entries(num_vertices)
+    assert pair_entries(num_vertices) == (1 if num_vertices <= 1 << 31 else 2)
+    back = unpack_pairs(payload, num_vertices)
+    assert np.array_equal(back[0], targets) and np.array_equal(back[1], sources)
