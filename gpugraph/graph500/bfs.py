@@ -642,6 +642,8 @@ class Searcher:
         packed by :func:`pack_pairs`): returns the exchange, its sizes known and its payload on
         its way (:meth:`_received` ends it)."""
         xp = self.xp
+        # Processes as the narrowest key: a GPU's radix sort makes a pass per key byte.
+        destination = destination.astype(np.uint8 if self.group.size <= 256 else np.int32)
         order = xp.argsort(destination)
         counts = to_numpy(xp.bincount(destination, minlength=self.group.size)).astype(np.int64)
         payload = pack_pairs(xp, targets[order], sources[order], self.graph.num_vertices)
