@@ -9,7 +9,8 @@ One device call runs, in order (each step prints its lines and the JSON grows as
 4. ``options``: DO off (with the per-phase timers); with one process the levels launched one
    by one, in batches, in batches from a CUDA graph; with several processes the base case,
    non-blocking reduction (IR), uniquify (U), the pairs sent while the delegate visits run (O,
-   alone and with IR), with several GPUs per host local all-to-all (L, alone and with U); 16
+   alone and with IR), nn visits allowed backward over a gathered frontier bitmap (B, alone
+   and with O), with several GPUs per host local all-to-all (L, alone and with U); 16
    roots each, without timers (their synchronisations would undo the overlaps; the
    ``profile`` step gives the base case's breakdown, Figure 8);
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each
@@ -99,7 +100,8 @@ def main() -> int:
                              "batches as CUDA graphs": Options()})
         if args.gpus > 1:  # not profiled: the timers' device synchronisations would undo the overlaps
             variants.update({"base": Options(), "IR": Options(blocking_reduction=False), "U": Options(uniquify=True),
-                             "O": Options(overlap=True), "O+IR": Options(overlap=True, blocking_reduction=False)})
+                             "O": Options(overlap=True), "O+IR": Options(overlap=True, blocking_reduction=False),
+                             "B": Options(nn_backward=True), "B+O": Options(nn_backward=True, overlap=True)})
         if args.gpus_per_host > 1:
             variants.update({"L": Options(local_all2all=True), "L+U": Options(local_all2all=True, uniquify=True)})
         for label, options in variants.items():

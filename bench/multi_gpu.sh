@@ -11,7 +11,7 @@
 # weak:        the environment; Graph500 scale 24 per GPU on 1, 2 and 4 GPUs (check at scale 18
 #              with every tree validated, then 64 validated roots), and the weak-scaling table;
 # options:     4 GPUs as 2 hosts x 2: the per-phase breakdown (8 roots), then DO off, blocking /
-#              non-blocking reduction, uniquify, overlap, local all-to-all (16 roots each), then
+#              non-blocking reduction, uniquify, overlap, nn backward, local all-to-all (16 roots each), then
 #              the threshold sweep (Figure 6);
 # distributed: issue 7's strong scaling (docs/scaling.md) on 1, 2, 4 GPUs.
 # Records go to $OUT (graph500-cuda-<gpus>.json, distributed JSON); every part prints its tables.

@@ -230,6 +230,8 @@ def _build_parser() -> argparse.ArgumentParser:
                           help="forward visits only")
     graph500.add_argument("--nonblocking-reduction", action="store_true",
                           help="overlap the delegate all-reduce with the normal stream")
+    graph500.add_argument("--nn-backward", action="store_true",
+                          help="let nn visits go backward over a gathered frontier bitmap (several processes)")
     graph500.add_argument("--overlap", action="store_true",
                           help="send the nn pairs while the delegate visits run (several processes)")
     graph500.add_argument("--uniquify", action="store_true", help="send each nn target once per level")
@@ -373,7 +375,7 @@ def _cmd_graph500(args) -> int:
     device = "cuda" if get_backend(args.device).is_cuda else "cpu"
     options = Options(direction_optimizing=args.direction_optimizing,
                       blocking_reduction=not args.nonblocking_reduction, uniquify=args.uniquify,
-                      local_all2all=args.local_all2all, overlap=args.overlap)
+                      local_all2all=args.local_all2all, overlap=args.overlap, nn_backward=args.nn_backward)
     keywords = dict(edge_factor=args.edge_factor, seed=args.seed, roots=args.roots, threshold=args.threshold,
                     options=options, validate=args.validate, relabel=args.relabel, progress=not args.quiet)
     if args.gpus_per_host is not None:

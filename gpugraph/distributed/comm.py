@@ -113,6 +113,13 @@ class Communicator:
         whose ``wait()`` finishes it (the caller may compute meanwhile)."""
         return self.dist.all_reduce(self.tensor(array), op=self._operation(op), async_op=True)
 
+    def all_gather_array(self, array):
+        """Every rank's contiguous ``array`` (the same size on every rank; NumPy or CuPy on this
+        rank's device), one after another in rank order, in a new array of the same kind."""
+        gathered = self.backend.xp.empty(array.size * self.size, dtype=array.dtype)
+        self.dist.all_gather(list(self.tensor(gathered).chunk(self.size)), self.tensor(array))
+        return gathered
+
     def all_gather(self, array) -> list:
         """Every rank's 1-D host array (sizes may differ), in rank order."""
         array = np.ascontiguousarray(array)

@@ -56,6 +56,10 @@ PASS_VISITS = ND_FORWARD | NN_FORWARD | DN_BACKWARD | NN_BACKWARD
 #: From here on a row of HISTORY_CELLS per level of a batch (the host reads them after the
 #: batch): the normal and delegate frontier sizes and the kinds going backward.
 HISTORY, HISTORY_CELLS = 2 * SLOT + 8, 3
+#: With several processes, cells after the history (at ``shared``, see :func:`decide`): the
+#: level's normal frontier, its nn arcs and the unvisited normals with nn arcs, summed over the
+#: processes by the host's all-reduce before the level.
+SHARED_CELLS = 3
 
 
 #: Local normals come in segments of ``1 << SEGMENT_BITS`` (the CUDA pass over the normals runs
@@ -210,6 +214,56 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
 
 
 @njit(parallel=True, cache=True)
+def frontier_bits(depth, level, counts, bits):
+    """If the level's plan has ``NN_BACKWARD`` (several processes): ``bits`` (a byte per eight
+    local normals) gets bit ``x & 7`` of byte ``x >> 3`` set where local normal ``x`` is at
+    depth ``level``, the process's share of the frontier bitmap that :func:`pull_normals` reads
+    once the processes' shares are gathered."""
+    if counts[PLAN_VISITS] & NN_BACKWARD == 0:
+        return
+    for byte in prange(bits.size):
+        value = 0
+        for bit in range(8):
+            x = byte * 8 + bit
+            if x < depth.size and depth[x] == level:
+                value |= 1 << bit
+        bits[byte] = value
+
+
+@njit(parallel=True, cache=True)
+def pull_normals(depth, parent, level, nd_indptr, nn_indptr, nn_indices, bits, share, hosts, gpus_per_host, counts,
+                 slot, flags):
+    """Backward nn with several processes, if the level's plan has ``NN_BACKWARD``: an unvisited
+    local normal claims itself from its first nn column (a global id) at depth ``level``, read in
+    ``bits``, every process's :func:`frontier_bits` one after another (``share`` bytes each, in
+    process order; the owner of ``v`` is ``(v % hosts) * gpus_per_host + (v // hosts) %
+    gpus_per_host`` and its local index ``v // processes``, as ``distributor.Layout`` says).
+    Claims are counted in ``counts[slot:]``."""
+    if counts[PLAN_VISITS] & NN_BACKWARD == 0:
+        return
+    processes = hosts * gpus_per_host
+    claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
+    for x in prange(depth.size):
+        if depth[x] < 0:
+            for position in range(nn_indptr[x], nn_indptr[x + 1]):
+                column = nn_indices[position]
+                owner = (column % hosts) * gpus_per_host + (column // hosts) % gpus_per_host
+                local = column // processes
+                if bits[owner * share + (local >> 3)] >> (local & 7) & 1:
+                    if atomic_cas_i32(depth, x, -1, level + 1) == -1:
+                        parent[x] = column
+                        degree = nd_indptr[x + 1] - nd_indptr[x]
+                        nn_degree = nn_indptr[x + 1] - nn_indptr[x]
+                        claimed += 1
+                        nd_arcs += degree
+                        nn_arcs += nn_degree
+                        with_nd += np.int64(degree > 0)
+                        with_nn += np.int64(nn_degree > 0)
+                    break
+    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn)
+
+
+@njit(parallel=True, cache=True)
 def apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, counts, slot, flags):
     """Received nn visits (``targets``: local indices): unvisited targets are claimed for depth
     ``level + 1`` and counted in ``counts[slot:]``."""
@@ -278,9 +332,11 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, 
 
 
 @njit(cache=True)
-def decide(counts, slot, factors, direction_optimizing, alone, row):
+def decide(counts, slot, factors, direction_optimizing, alone, row, shared):
     """A level's plan (``counts[PLAN_DONE:HISTORY]``) from its numbers in ``counts[slot:]``, and
-    its row ``row`` of the history. Each of dd, dn, nd (and nn when ``alone``: one process)
+    its row ``row`` of the history. Each of dd, dn, nd (and nn when ``alone``: one process, or
+    when ``shared`` >= 0: several processes, nn deciding on the numbers summed over them in
+    ``counts[shared:shared + SHARED_CELLS]``, so every process plans the same nn visit)
     chooses its direction by Pan et al. §IV-B: forward work ``FV`` is the frontier's arcs of that
     kind, backward work ``BV = |U| (q + s) / q`` with ``U`` the unvisited sources of the reversed
     subgraph, ``q`` the frontier and ``s`` the unvisited sources of the forward one; a kind goes
@@ -294,20 +350,23 @@ def decide(counts, slot, factors, direction_optimizing, alone, row):
     fv_dd, fv_dn = counts[slot + DD_QUEUE] & ARC_MASK, counts[slot + DN_QUEUE] & ARC_MASK
     unvisited_dd, unvisited_dn = counts[slot + UNVISITED_DD], counts[slot + UNVISITED_DN]
     unvisited_nd, unvisited_nn = counts[UNVISITED_ND], counts[UNVISITED_NN]
+    q_nn = q_normal
+    if shared >= 0:
+        q_nn, fv_nn, unvisited_nn = counts[shared], counts[shared + 1], counts[shared + 2]
     backward = counts[PLAN_BACKWARD]
     # Per kind (dd, dn, nd, nn; bit 1 << k of ``backward``): FV, q, the unvisited sources of the
     # forward and of the reversed subgraph, and the visit it plans forward and backward.
     kinds = ((fv_dd, q_delegate, unvisited_dd, unvisited_dd, PUSH_DD, PULL_DD),
              (fv_dn, q_delegate, unvisited_dn, unvisited_nd, PUSH_DN, DN_BACKWARD),
              (fv_nd, q_normal, unvisited_nd, unvisited_dn, ND_FORWARD, PULL_DN),
-             (fv_nn, q_normal, unvisited_nn, unvisited_nn, NN_FORWARD, NN_BACKWARD))
+             (fv_nn, q_nn, unvisited_nn, unvisited_nn, NN_FORWARD, NN_BACKWARD))
     visits = np.int64(0)
     for kind in range(4):
         forward_work, frontier, unvisited_forward, unvisited_backward, forward_visit, backward_visit = kinds[kind]
         if frontier == 0:
             continue
         bit = np.int64(1) << kind
-        if direction_optimizing and (alone or kind < 3):
+        if direction_optimizing and (alone or kind < 3 or shared >= 0):
             backward_work = np.float64(unvisited_backward) * (frontier + unvisited_forward) / frontier
             if backward & bit == 0 and forward_work > factors[2 * kind] * backward_work:
                 backward |= bit

@@ -404,6 +404,46 @@ def apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, co
 
 
 @cuda.jit(cache=True)
+def frontier_bits(depth, level, counts, bits):
+    """This process's share of the frontier bitmap (``_kernels_cpu.frontier_bits``), a thread
+    per byte."""
+    if counts[PLAN_VISITS] & NN_BACKWARD == 0:
+        return
+    byte = thread_index()
+    if byte < bits.size:
+        value = 0
+        for bit in range(8):
+            x = byte * 8 + bit
+            if x < depth.size and depth[x] == level:
+                value |= 1 << bit
+        bits[byte] = value
+
+
+@cuda.jit(cache=True)
+def pull_normals(depth, parent, level, nd_indptr, nn_indptr, nn_indices, bits, share, hosts, gpus_per_host, counts,
+                 slot, flags):
+    """Backward nn over the gathered frontier bitmap (``_kernels_cpu.pull_normals``), a thread
+    per local normal."""
+    if counts[PLAN_VISITS] & NN_BACKWARD == 0:
+        return
+    block = cuda.shared.array(TALLIES, np.int64)
+    tally = cuda.local.array(TALLIES, np.int32)
+    for cell in range(TALLIES):
+        tally[cell] = 0
+    x = thread_index()
+    if x < depth.size and depth[x] < 0:
+        processes = hosts * gpus_per_host
+        for position in range(nn_indptr[x], nn_indptr[x + 1]):
+            column = nn_indices[position]
+            owner = (column % hosts) * gpus_per_host + (column // hosts) % gpus_per_host
+            local = column // processes
+            if bits[owner * share + (local >> 3)] >> (local & 7) & 1:
+                _claim_normal(x, column, depth, parent, level, nd_indptr, nn_indptr, tally, flags)
+                break
+    _add_tallies(tally, block, counts, slot)
+
+
+@cuda.jit(cache=True)
 def pull_delegates(indptr, indices, new, candidate, level, delegate_depth, column_depth, column_ids, stride,
                    offset, counts, visit, long_rows, cell):
     """Backward visit into delegates through dd or dn rows if the level's plan has ``visit``,
@@ -516,10 +556,10 @@ _decide = cuda.jit(device=True)(_kernels_cpu.decide.py_func)
 
 
 @cuda.jit(cache=True)
-def decide(counts, slot, factors, direction_optimizing, alone, row):
+def decide(counts, slot, factors, direction_optimizing, alone, row, shared):
     """The level's plan (``_kernels_cpu.decide``, compiled from its source); one thread."""
     if thread_index() == 0:
-        _decide(counts, slot, factors, direction_optimizing, alone, row)
+        _decide(counts, slot, factors, direction_optimizing, alone, row, shared)
 
 
 @cuda.jit(cache=True)

@@ -27,7 +27,10 @@ forward one; a kind goes backward when ``FV > factor0 * BV`` and forward again w
 backward nd the dn rows: the distributor put both arcs of each such edge on the same process.
 nn visits choose too when one process runs alone (its nn subgraph holds both arcs of every nn
 edge: backward, an unvisited normal looks for a frontier normal among its nn columns); with
-several processes they are forward (an nn row's columns live on other processes).
+several processes they are forward (an nn row's columns live on other processes), unless
+``Options.nn_backward``: then every process shares a bitmap of its normal frontier with all,
+nn decides on the numbers summed over the processes (so all agree), and backward an unvisited
+normal looks its nn columns up in the gathered bitmap.
 
 The search ends when no process has a frontier. A delegate's parent is the candidate of any
 process that found it (an all-reduce MAX over ``candidate`` after the search), which is valid
@@ -84,6 +87,12 @@ class Options:
     local_all2all:
         Route nn pairs through the host's peer of the owner's GPU index first (L; needs several
         GPUs per host in the layout, else it changes nothing).
+    nn_backward:
+        With several processes, let nn visits go backward too (on one process they always may):
+        each process sends its share of a bitmap of the normal frontier to all (an all-gather
+        of a bit per local normal, every level), and an unvisited normal claims itself from
+        its first nn column in the frontier, instead of the frontier sending pairs along every
+        nn arc. nn's direction is chosen on the numbers summed over the processes, so all agree.
     overlap:
         With several processes, run the normal stream first and let its nn pairs travel while
         the delegate stream computes (the two streams of the paper's Figure 3, O): the pairs'
@@ -110,6 +119,7 @@ class Options:
     blocking_reduction: bool = True
     uniquify: bool = False
     local_all2all: bool = False
+    nn_backward: bool = False
     overlap: bool = False
     factors: dict = field(default_factory=lambda: dict(config.GRAPH500_DIRECTION_FACTORS))
     profile: bool = False
@@ -157,6 +167,11 @@ class Group:
         """:meth:`gpugraph.distributed.comm.Communicator.exchange` (only with several processes)."""
         return self.comm.exchange(payload, counts, status)
 
+    def all_gather_array(self, array):
+        """Every process's ``array`` (the same size everywhere, on this process's device), one
+        after another in process order (collective)."""
+        return self.comm.all_gather_array(array) if self.comm else array
+
     def all_gather(self, array) -> list:
         """Every process's host array, in process order."""
         return self.comm.all_gather(array) if self.comm else [np.asarray(array)]
@@ -178,6 +193,9 @@ class _Level:
     unvisited_dn: int
     unvisited_nd: int
     unvisited_nn: int
+    #: The visits the level's plan will have, where the host worked them out (``-1``: not known
+    #: on the host; every visit kernel reads the plan on the device anyway).
+    visits: int = -1
 
     @classmethod
     def read(cls, counts: np.ndarray, level: int) -> "_Level":
@@ -275,12 +293,22 @@ class Searcher:
             # Counters, the level's plan and the history of a batch of levels (_kernels_cpu).
             self.levels_ahead = self.options.levels_ahead or (
                 config.GRAPH500_LEVELS_AHEAD if self._on_gpu else 1)
-            # One more cell after them: a level's normal frontier summed over the processes.
-            self._frontier_cell = kernel_cells.counter_cells(self.levels_ahead)
-            self.counts = xp.zeros(self._frontier_cell + 1, dtype=np.int64)
+            # Cells after them for a level's numbers summed over the processes (_kernels_cpu).
+            self._shared_cell = kernel_cells.counter_cells(self.levels_ahead)
+            self.counts = xp.zeros(self._shared_cell + kernel_cells.SHARED_CELLS, dtype=np.int64)
+            self._shared_from = [xp.asarray([slot + kernel_cells.Q_NORMAL, slot + kernel_cells.FV_NN,
+                                             kernel_cells.UNVISITED_NN], dtype=np.int64)
+                                 for slot in (0, kernel_cells.SLOT)]
+            # nn backward with several processes: this process's share of the frontier bitmap
+            # (a bit per local normal; the first process has the most) and all shares gathered.
+            self._bitmap_share = 0
+            if self.options.nn_backward and group.size > 1:
+                self._bitmap_share = -(-subgraphs.layout.local_count(0, subgraphs.num_vertices) // 8)
+            self.frontier_share = xp.zeros(self._bitmap_share, dtype=np.uint8)
             self.root_cells = xp.full(kernel_cells.ROOT_CELLS, -1, dtype=np.int64)
-            self.factors = xp.asarray([factor for kind in DIRECTED_KINDS for factor in self.options.factors[kind]],
-                                      dtype=np.float64)
+            self._host_factors = np.asarray([factor for kind in DIRECTED_KINDS for factor in self.options.factors[kind]],
+                                            dtype=np.float64)
+            self.factors = xp.asarray(self._host_factors)
             # The delegate frontier, queued once for its dd rows and once for its dn rows, each
             # queue with the starts of its rows' arcs (close_delegates).
             self.queues = {kind: (xp.empty(d, dtype=np.int32), xp.empty(d, dtype=np.int64)) for kind in ("dd", "dn")}
@@ -363,7 +391,9 @@ class Searcher:
                     if counts is None:
                         counts = self._timed(stats, "counters", read, level)
                     numbers = _Level.read(counts, level)
-                    if int(counts[self._frontier_cell]) + numbers.q_delegate == 0:
+                    if self._bitmap_share:  # the nn visit decides host collectives: plan it here too
+                        numbers.visits = self._planned_visits(counts, level)
+                    if int(counts[self._shared_cell]) + numbers.q_delegate == 0:
                         break
                 if batch > 1:
                     self._batch(level, batch, stats)
@@ -530,11 +560,12 @@ class Searcher:
         return result
 
     def _shared_counts(self, level: int) -> np.ndarray:
-        """The counters on the host, with the normal frontier of ``level`` summed over the
-        processes in the cell after them (an all-reduce on the device before the one read)."""
-        cell, first = self._frontier_cell, (level % 2) * kernel_cells.SLOT + kernel_cells.Q_NORMAL
-        self.counts[cell:cell + 1] = self.counts[first:first + 1]
-        self.group.allreduce_array(self.counts[cell:cell + 1], "sum")
+        """The counters on the host, with ``level``'s normal frontier, its nn arcs and the
+        unvisited normals with nn arcs summed over the processes in the cells after them
+        (``_kernels_cpu.SHARED_CELLS``: an all-reduce on the device before the one read)."""
+        shared = self.counts[self._shared_cell:self._shared_cell + kernel_cells.SHARED_CELLS]
+        shared[:] = self.counts[self._shared_from[level % 2]]
+        self.group.allreduce_array(shared, "sum")
         return self._read_counts()
 
     def _read_counts(self) -> np.ndarray:
@@ -543,10 +574,20 @@ class Searcher:
             return self.counts.get(out=self._pinned_counts)
         return to_numpy(self.counts)
 
+    def _planned_visits(self, counts: np.ndarray, level: int) -> int:
+        """The visits :meth:`_decide` will plan for ``level`` on the device, worked out by the same
+        function on a copy of the counters it will start from (``counts``, read after the level
+        before), so the host knows which collectives the level needs."""
+        plan = counts.copy()
+        kernel_cells.decide(plan, np.int64((level % 2) * kernel_cells.SLOT), self._host_factors,
+                            self.options.direction_optimizing, False, np.int64(0), np.int64(self._shared_cell))
+        return int(plan[kernel_cells.PLAN_VISITS])
+
     def _decide(self, slot, row: int):
         """The plan of the level whose numbers are in counter slot ``slot`` (``_kernels_cpu.decide``)."""
+        shared = self._shared_cell if self._bitmap_share else -1  # several processes deciding nn together
         arguments = (self.counts, slot, self.factors, self.options.direction_optimizing, self.group.size == 1,
-                     np.int64(row))
+                     np.int64(row), np.int64(shared))
         if self.backend.is_cuda:
             self._gpu("decide", 1, 1, *arguments)
         else:
@@ -586,17 +627,45 @@ class Searcher:
         """nn visits and dn backward (and nd forward with one process), as the level's plan has
         them; returns the nn pairs ``(targets, sources)`` to send (``None`` when there are none,
         or one process, where the nn visit claims its targets directly). With several processes
-        nn is always forward (``numbers``: the level's counters, read by the host)."""
+        nn goes forward, or backward over the gathered frontier bitmap with
+        ``Options.nn_backward`` (``numbers``: the level's counters, read by the host, and the
+        visits planned)."""
         xp, cells = self.xp, kernel_cells
         level = np.int32(level)
         if self.group.size == 1:
             self._normal_pass(level, next_slot, cells.PASS_VISITS)
             return None
         pairs = None
-        if numbers.q_normal and numbers.fv_nn:
+        if numbers.q_normal and numbers.fv_nn and numbers.visits & cells.NN_FORWARD:
             pairs = (xp.empty(numbers.fv_nn, dtype=np.int64), xp.empty(numbers.fv_nn, dtype=np.int64))
-        self._normal_pass(level, next_slot, cells.PASS_VISITS & ~cells.ND_FORWARD, pairs)
+        # nn columns are global ids here: the pass never claims along them (forward it writes
+        # pairs, when this process has any to write; backward nn is the bitmap's visit).
+        allowed = cells.PASS_VISITS & ~cells.ND_FORWARD & ~cells.NN_BACKWARD & ~(0 if pairs else cells.NN_FORWARD)
+        self._normal_pass(level, next_slot, allowed, pairs)
+        if self._bitmap_share and numbers.visits & cells.NN_BACKWARD:
+            self._pull_normals(level, next_slot)
         return pairs
+
+    def _pull_normals(self, level, next_slot):
+        """Backward nn with several processes (``Options.nn_backward``; every process plans it
+        for the same levels): this process's share of the frontier bitmap, every share gathered
+        (collective), and the unvisited normals' nn rows read against it
+        (``_kernels_cpu.frontier_bits``, ``pull_normals``)."""
+        graph, backend = self.graph, self.backend
+        if backend.is_cuda:
+            self._gpu("frontier_bits", backend.blocks_for(self._bitmap_share), backend.threads_per_block(),
+                      self.depth, level, self.counts, self.frontier_share)
+        else:
+            self._cpu(self.kernels.frontier_bits, self.depth, level, self.counts, self.frontier_share)
+        bitmap = self.group.all_gather_array(self.frontier_share)
+        layout = graph.layout
+        arguments = (self.depth, self.parent, level, graph.nd.indptr, graph.nn.indptr, graph.nn.indices, bitmap,
+                     np.int64(self._bitmap_share), np.int64(layout.hosts), np.int64(layout.gpus_per_host),
+                     self.counts, next_slot, self.flags)
+        if backend.is_cuda:
+            self._gpu("pull_normals", backend.blocks_for(graph.num_local), backend.threads_per_block(), *arguments)
+        else:
+            self._cpu(self.kernels.pull_normals, *arguments)
 
     def _normal_stream(self, level: int, slot, next_slot, numbers: "_Level | None", stats: dict):
         """The normal visits and the start of their pairs' journey (:meth:`_send_pairs`)."""

@@ -292,6 +292,8 @@ def test_harness_one_process_prints_the_reference_block():
     (4, 2, Options(local_all2all=True, uniquify=True)),
     (2, 1, Options(overlap=True)),
     (4, 2, Options(overlap=True, blocking_reduction=False, local_all2all=True)),
+    (2, 1, Options(nn_backward=True)),
+    (4, 2, Options(nn_backward=True, overlap=True, uniquify=True)),
 ])
 def test_gloo_processes_give_validated_trees(processes, gpus_per_host, options):
     one = harness.run(10, processes=1, roots=3)
@@ -346,6 +348,15 @@ def test_command_line_refuses_processes_under_torchrun(monkeypatch, capsys):
     assert "leave out --processes" in capsys.readouterr().err
 
 
+def test_nn_backward_across_processes_sends_fewer_pairs():
+    forward = harness.run(10, processes=2, roots=3, validate=False)
+    backward = harness.run(10, processes=2, roots=3, options=Options(nn_backward=True))  # validated
+    assert backward["nedge"] == forward["nedge"] and backward["levels"] == forward["levels"]
+    assert any(level["nn"] == "backward" for level in backward["first_search"]["directions"])
+    assert all(level["nn"] == "forward" for level in forward["first_search"]["directions"])
+    assert backward["nn_pairs_sent"] < forward["nn_pairs_sent"] / 4
+
+
 def test_local_all2all_sends_fewer_messages():
     direct = harness.run(11, processes=4, gpus_per_host=2, roots=2, validate=False)
     local = harness.run(11, processes=4, gpus_per_host=2, roots=2, validate=False, options=Options(local_all2all=True))
@@ -397,7 +408,8 @@ def test_cuda_kernels_under_the_simulator(options, threshold):
 
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
-@pytest.mark.parametrize("options", [Options(uniquify=True, blocking_reduction=False), Options(overlap=True)])
+@pytest.mark.parametrize("options", [Options(uniquify=True, blocking_reduction=False), Options(overlap=True),
+                                     Options(nn_backward=True)])
 def test_cuda_kernels_of_several_processes_under_the_simulator(options):
     """The nn pair kernels (push_pairs, apply_pairs) run only with several processes; with
     ``overlap`` the pairs travel while the delegate kernels run."""
@@ -437,7 +449,12 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
         (kernels.close_delegates, (searcher.new, searcher.delegate_depth, level, searcher.degree["dd"],
                                    searcher.degree["dn"], *searcher.queues["dd"], *searcher.queues["dn"], counts, slot,
                                    np.int64(0))),
-        (kernels.decide, (counts, slot, searcher.factors, True, True, np.int64(0))),
+        (kernels.decide, (counts, slot, searcher.factors, True, True, np.int64(0), np.int64(-1))),
+        (kernels.frontier_bits, (searcher.depth, level, counts, np.zeros(8, dtype=np.uint8))),
+        *((kernels.pull_normals, (searcher.depth, parent, level, nd.indptr, nn.indptr, nn.indices,
+                                  np.zeros(16, dtype=np.uint8), np.int64(8), np.int64(2), np.int64(1), counts, slot,
+                                  flags))
+          for parent in (searcher.parent, searcher.parent.astype(np.int64))),
         (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, searcher.root_cells,
                          nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5), flags)),
     ]
@@ -457,8 +474,9 @@ def test_command_line(capsys, tmp_path):
                      str(record_path)]) == 0
     assert '"relabel": false' in record_path.read_text()
     assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "2", "-q", "--processes", "2", "--overlap",
-                     "--nonblocking-reduction", "--json", str(record_path)]) == 0
-    assert '"overlap": true' in record_path.read_text() and '"blocking_reduction": false' in record_path.read_text()
+                     "--nonblocking-reduction", "--nn-backward", "--json", str(record_path)]) == 0
+    text = record_path.read_text()
+    assert '"overlap": true' in text and '"blocking_reduction": false' in text and '"nn_backward": true' in text
     capsys.readouterr()
     assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "0", "-q"]) != 0
     assert "roots must be at least 1" in capsys.readouterr().err
