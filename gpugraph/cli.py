@@ -388,7 +388,8 @@ def _cmd_graph500(args) -> int:
         if record is None:  # a rank other than 0: rank 0 reports
             return 0
     else:
-        record = harness.run(args.scale, processes=args.processes or 1, device=device, **keywords)
+        processes = 1 if args.processes is None else args.processes
+        record = harness.run(args.scale, processes=processes, device=device, **keywords)
     print(record["text"], end="")
     if args.json:
         import json

@@ -90,9 +90,9 @@ class Options:
     nn_backward:
         With several processes, let nn visits go backward too (on one process they always may):
         each process sends its share of a bitmap of the normal frontier to all (an all-gather
-        of a bit per local normal, every level), and an unvisited normal claims itself from
-        its first nn column in the frontier, instead of the frontier sending pairs along every
-        nn arc. nn's direction is chosen on the numbers summed over the processes, so all agree.
+        of a bit per local normal, on the levels nn goes backward), and an unvisited normal
+        claims itself from its first nn column in the frontier, instead of the frontier sending
+        pairs along every nn arc. nn's direction is chosen on the numbers summed over the processes, so all agree.
     overlap:
         With several processes, run the normal stream first and let its nn pairs travel while
         the delegate stream computes (the two streams of the paper's Figure 3, O): the pairs'
@@ -640,7 +640,9 @@ class Searcher:
             pairs = (xp.empty(numbers.fv_nn, dtype=np.int64), xp.empty(numbers.fv_nn, dtype=np.int64))
         # nn columns are global ids here: the pass never claims along them (forward it writes
         # pairs, when this process has any to write; backward nn is the bitmap's visit).
-        allowed = cells.PASS_VISITS & ~cells.ND_FORWARD & ~cells.NN_BACKWARD & ~(0 if pairs else cells.NN_FORWARD)
+        allowed = cells.PASS_VISITS & ~cells.ND_FORWARD & ~cells.NN_BACKWARD
+        if pairs is None:
+            allowed &= ~cells.NN_FORWARD
         self._normal_pass(level, next_slot, allowed, pairs)
         if self._bitmap_share and numbers.visits & cells.NN_BACKWARD:
             self._pull_normals(level, next_slot)

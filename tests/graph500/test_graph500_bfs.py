@@ -480,6 +480,8 @@ def test_command_line(capsys, tmp_path):
     capsys.readouterr()
     assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "0", "-q"]) != 0
     assert "roots must be at least 1" in capsys.readouterr().err
+    assert cli.main(["graph500", "8", "--device", "cpu", "--processes", "0", "-q"]) != 0
+    assert "processes must be at least 1" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("num_vertices", [1 << 20, 1 << 31, (1 << 31) + 1, 1 << 40])
