@@ -46,6 +46,9 @@ def main() -> int:
     parser.add_argument("--sweep", default="8,16,32,64,128,256,1024")
     parser.add_argument("--factor-variants", default="defaults;dd:0.1;dd:0.05;dd:0.02;dd:0.1,dn:0.2;dd:0.1,nn:0.01;defaults",
                         help="step factors: variants separated by ';', each 'kind:factor0,...' or 'defaults'")
+    parser.add_argument("--options", default="",
+                        help="Options of the check, main and profile steps: boolean fields to turn on, "
+                             "comma-separated ('no-NAME' turns one off), e.g. nn_backward,overlap")
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--device", default="cuda")
     args = parser.parse_args()
@@ -53,6 +56,7 @@ def main() -> int:
     from gpugraph.graph500 import harness
     from gpugraph.graph500.bfs import Options
 
+    chosen = _chosen_options(parser, args.options, Options)
     scale = args.scale + (args.gpus - 1).bit_length()
     results = {"scale_per_gpu": args.scale, "scale": scale, "gpus": args.gpus, "steps": {}}
     out = Path(args.out) / f"graph500-{args.device}-{args.gpus}.json"
@@ -85,13 +89,13 @@ def main() -> int:
     if "ncu" in steps:
         _profiled_search(scale, args)
     if "check" in steps:
-        run("check", min(18, scale), 8)
+        run("check", min(18, scale), 8, options=Options(**chosen))
         print("compile:", [(item.kernel, round(item.seconds, 2)) for item in compile_report()], flush=True)
     if "main" in steps:
-        record = run("main", scale, 64)
+        record = run("main", scale, 64, options=Options(**chosen))
         print("first search:", record["first_search"], flush=True)
     if "profile" in steps:
-        record = run("profile", scale, 8, validate=False, options=Options(profile=True))
+        record = run("profile", scale, 8, validate=False, options=Options(profile=True, **chosen))
         print("phases:", {k: round(v, 4) for k, v in record["phases"].items()}, flush=True)
     if "options" in steps:
         variants = {"no-DO": Options(direction_optimizing=False, profile=True)}
@@ -125,6 +129,17 @@ def main() -> int:
         for threshold in (int(value) for value in args.sweep.split(",")):
             run("sweep", scale, 16, validate=False, threshold=threshold)
     return 0
+
+
+def _chosen_options(parser, text: str, options_class) -> dict:
+    """``--options`` as keyword arguments of :class:`Options` (boolean fields only)."""
+    chosen = {}
+    for name in filter(None, text.split(",")):
+        field = name.removeprefix("no-")
+        if not isinstance(getattr(options_class(), field, None), bool):
+            parser.error(f"--options: {field!r} is not a boolean field of Options")
+        chosen[field] = not name.startswith("no-")
+    return chosen
 
 
 def captured_searcher(scale: int, device: str, roots: int, all_roots: bool = False):

@@ -15,6 +15,7 @@
 #              the threshold sweep (Figure 6);
 # distributed: issue 7's strong scaling (docs/scaling.md) on 1, 2, 4 GPUs.
 # Records go to $OUT (graph500-cuda-<gpus>.json, distributed JSON); every part prints its tables.
+# OPTIONS=nn_backward,overlap (boolean fields of graph500.bfs.Options) runs a part with them on.
 # A CPU rehearsal of the commands: DEVICE=cpu SCALE=10 OUT=/tmp/mg bash bench/multi_gpu.sh weak
 set -u
 part=${1:-weak}
@@ -23,8 +24,11 @@ scale=${SCALE:-24}
 out=${OUT:-out}
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 export NUMBA_CACHE_DIR=${NUMBA_CACHE_DIR:-/tmp/nbcache} GPUGRAPH_CACHE_DIR=${GPUGRAPH_CACHE_DIR:-/tmp/ggcache}
+options=${OPTIONS:-}  # e.g. OPTIONS=nn_backward: the weak runs with these Options turned on
+tag=${options:+-${options//,/-}}  # in folder names ($OUT takes letters, digits, '.', '_', '-')
 check() {  # the per-process count's records go to one folder each
-  python3 bench/graph500_check.py --device "$device" --scale "$scale" --out "$out/g500-$1" --gpus "$@" 2>&1 \
+  python3 bench/graph500_check.py --device "$device" --scale "$scale" --options "$options" \
+    --out "$out/g500-$1$tag" --gpus "$@" 2>&1 \
     | grep -v -E "^root [0-9]+/" | cut -c1-2000
 }
 case "$part" in
@@ -38,11 +42,11 @@ case "$part" in
     check 1 --steps check,main
     check 2 --steps check,main
     check 4 --gpus-per-host 2 --steps check,main
-    python3 bench/graph500_scaling.py "$out"/g500-1 "$out"/g500-2 "$out"/g500-4
+    python3 bench/graph500_scaling.py "$out"/g500-{1,2,4}$tag
     ;;
   options)
     check 4 --gpus-per-host 2 --steps profile,options,sweep --sweep "${SWEEP:-32,64,128,256,512}"
-    python3 bench/graph500_scaling.py "$out"/g500-4
+    python3 bench/graph500_scaling.py "$out"/g500-4$tag
     ;;
   distributed)
     python3 bench/distributed_scaling.py --device "$device" --ranks 1,2,4 --scale "$scale" \
