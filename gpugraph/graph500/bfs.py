@@ -196,6 +196,8 @@ class _Level:
     #: The visits the level's plan will have, where the host worked them out (``-1``: not known
     #: on the host; every visit kernel reads the plan on the device anyway).
     visits: int = -1
+    #: The frontier's nn arcs summed over the processes (``-1``: not known).
+    shared_fv_nn: int = -1
 
     @classmethod
     def read(cls, counts: np.ndarray, level: int) -> "_Level":
@@ -391,6 +393,7 @@ class Searcher:
                     if counts is None:
                         counts = self._timed(stats, "counters", read, level)
                     numbers = _Level.read(counts, level)
+                    numbers.shared_fv_nn = int(counts[self._shared_cell + 1])  # the second shared cell
                     if self._bitmap_share:  # the nn visit decides host collectives: plan it here too
                         numbers.visits = self._planned_visits(counts, level)
                     if int(counts[self._shared_cell]) + numbers.q_delegate == 0:
@@ -672,12 +675,14 @@ class Searcher:
     def _normal_stream(self, level: int, slot, next_slot, numbers: "_Level | None", stats: dict):
         """The normal visits and the start of their pairs' journey (:meth:`_send_pairs`)."""
         pairs = self._timed(stats, "normal_visits", self._normal_visits, level, slot, next_slot, numbers)
-        return self._timed(stats, "normal_exchange", self._send_pairs, pairs, stats)
+        return self._timed(stats, "normal_exchange", self._send_pairs, pairs, numbers, stats)
 
-    def _send_pairs(self, pairs, stats: dict):
+    def _send_pairs(self, pairs, numbers: "_Level | None", stats: dict):
         """Start sending the nn pairs to the targets' owners (collective); returns the
-        :class:`~gpugraph.distributed.comm.Exchange` whose payload is on its way (``None`` with
-        one process), for :meth:`_receive_pairs`.
+        :class:`~gpugraph.distributed.comm.Exchange` whose payload is on its way, for
+        :meth:`_receive_pairs`; ``None`` with one process, and when no process has pairs to send
+        (the level's frontier has no nn arcs, or nn goes backward: ``numbers`` says so alike on
+        every process).
 
         Direct: one all-to-all to the owners. With ``Options.local_all2all`` (and several GPUs per
         host): first to the peer on this host with the owner's GPU index (waited for), then, from
@@ -686,7 +691,7 @@ class Searcher:
         ``p - 1``. ``Options.uniquify`` removes duplicate targets before the (last) sending step.
         """
         xp, layout = self.xp, self.graph.layout
-        if self.group.size == 1:
+        if self.group.size == 1 or not (numbers.shared_fv_nn and numbers.visits & kernel_cells.NN_FORWARD):
             return None
         if pairs is None:
             pairs = (xp.empty(0, dtype=np.int64), xp.empty(0, dtype=np.int64))
