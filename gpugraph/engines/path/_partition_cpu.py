@@ -59,13 +59,16 @@ def visiting_order(indptr, indices, insertion_max, order, slots):
         start = indptr[u]
         end = indptr[u + 1]
         if end - start <= insertion_max:
+            # The heads' out-degrees first, kept in the row's part of ``slots`` (written last):
+            # the sort then compares within the row instead of looking each head up again.
             for i in range(start, end):
                 v = indices[i]
-                degree = indptr[v + 1] - indptr[v]
+                slots[i] = indptr[v + 1] - indptr[v]
+            for i in range(start, end):
+                degree = slots[i]
                 j = i
                 while j > start:
-                    w = indices[order[j - 1]]
-                    if indptr[w + 1] - indptr[w] >= degree:
+                    if slots[order[j - 1]] >= degree:
                         break
                     order[j] = order[j - 1]
                     j -= 1
