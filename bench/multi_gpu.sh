@@ -7,15 +7,19 @@
 #   run(command="bash bench/multi_gpu.sh weak", kind="nvidia-h100-x4")     # ~6-8 min
 #   run(command="bash bench/multi_gpu.sh options")                         # ~5-7 min
 #   run(command="bash bench/multi_gpu.sh distributed", carry=[".data"])    # issue 7, ~8 min
+#   run(command="bash bench/multi_gpu.sh diag")                            # ~2 min
 #
 # weak:        the environment; Graph500 scale 24 per GPU on 1, 2 and 4 GPUs (check at scale 18
 #              with every tree validated, then 64 validated roots), and the weak-scaling table;
 # options:     4 GPUs as 2 hosts x 2: the per-phase breakdown (8 roots), then DO off, blocking /
 #              non-blocking reduction, uniquify, overlap, nn backward, local all-to-all (16 roots each), then
 #              the threshold sweep (Figure 6);
-# distributed: issue 7's strong scaling (docs/scaling.md) on 1, 2, 4 GPUs.
+# distributed: issue 7's strong scaling (docs/scaling.md) on 1, 2, 4 GPUs;
+# diag:        where a 4-process search's time goes (bench/graph500_multi_diag.py: each rank's
+#              search times and host profile, with and without NCCL_RUNTIME_CONNECT=0).
 # Records go to $OUT (graph500-cuda-<gpus>.json, distributed JSON); every part prints its tables.
-# OPTIONS=nn_backward,overlap (boolean fields of graph500.bfs.Options) runs a part with them on.
+# OPTIONS=nn_backward,overlap (boolean fields of graph500.bfs.Options) runs a part with them on;
+# STEPS=main runs the weak part without the scale-18 checks.
 # A CPU rehearsal of the commands: DEVICE=cpu SCALE=10 OUT=/tmp/mg bash bench/multi_gpu.sh weak
 set -u
 part=${1:-weak}
@@ -39,9 +43,10 @@ case "$part" in
     fi
     python3 -c "import torch; print('torch', torch.__version__, 'cuda devices', torch.cuda.device_count())"
     env | grep -E "NCCL|MULTICAST|NVLS" | sort
-    check 1 --steps check,main
-    check 2 --steps check,main
-    check 4 --gpus-per-host 2 --steps check,main
+    steps=${STEPS:-check,main}
+    check 1 --steps "$steps"
+    check 2 --steps "$steps"
+    check 4 --gpus-per-host 2 --steps "$steps"
     python3 bench/graph500_scaling.py "$out"/g500-{1,2,4}$tag
     ;;
   options)
@@ -52,8 +57,12 @@ case "$part" in
     python3 bench/distributed_scaling.py --device "$device" --ranks 1,2,4 --scale "$scale" \
       --real cnr-2000.txt.gz,soc-Slashdot0902.txt.gz --datasets .data --repeat 2 --out "$out" 2>&1 | cut -c1-2000
     ;;
+  diag)
+    python3 bench/graph500_multi_diag.py --device "$device" --gpus "${GPUS:-4}" --scale "${DIAG_SCALE:-22}" \
+      --roots 16 --variants "${VARIANTS:-base,connect}" --out "$out" 2>&1 | grep -v "^ms:" | cut -c1-300
+    ;;
   *)
-    echo "usage: bash bench/multi_gpu.sh weak|options|distributed" >&2
+    echo "usage: bash bench/multi_gpu.sh weak|options|distributed|diag" >&2
     exit 2
     ;;
 esac

@@ -574,10 +574,11 @@ def _rank_devices(device) -> tuple[str, str]:
 
 def _join_torchrun(backend) -> None:
     """Initialise torch.distributed from torchrun's environment (once)."""
-    from gpugraph.distributed.comm import torch_distributed
+    from gpugraph.distributed.comm import torch_distributed, use_rank_device
 
     _, dist = torch_distributed()
     if not dist.is_initialized():
+        use_rank_device(backend)
         dist.init_process_group("nccl" if backend.is_cuda else "gloo")
         atexit.register(dist.destroy_process_group)
 

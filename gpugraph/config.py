@@ -322,3 +322,8 @@ GRAPH500_PUSH_BLOCKS_PER_SM = 8
 #: itself on the device; those after the last find nothing to do and cost a few microseconds a
 #: kernel). Searches of Kronecker graphs at scale 24 end after 7-8 levels: one batch, read once.
 GRAPH500_LEVELS_AHEAD = 9
+#: nn pair entries a process sends each peer once while its searcher is built (several
+#: processes): NCCL opens a point-to-point connection's channels when a message first needs them,
+#: which stalled one search in 64 for ~3 s (4 H200, scale 25 on 2 processes: the root whose
+#: level 3 sent the largest message). 2^23 entries (64 MiB a peer) open them before the clock.
+GRAPH500_EXCHANGE_WARM_UP_ENTRIES = 1 << 23

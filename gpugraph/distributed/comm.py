@@ -17,6 +17,7 @@ for the slowest one, so its duration is counted as *waiting* and the payload's a
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -40,6 +41,32 @@ def torch_distributed():
             "multi-process execution needs PyTorch: pip install 'gpugraph[distributed]'"
         ) from None
     return torch, dist
+
+
+def use_rank_device(backend) -> None:
+    """Make ``backend``'s GPU this process's current CUDA device, for PyTorch (and so NCCL) and
+    for CuPy, and have NCCL connect its peers when the group is made (``NCCL_RUNTIME_CONNECT=0``
+    unless the environment sets it); before the process group is made (no-op on the CPU and the
+    simulator).
+
+    A rank that leaves the current device at GPU 0 gets a context there as well as on its own
+    GPU (PyTorch and CuPy make one on the current device), and any work issued outside
+    :meth:`gpugraph.backend.Backend.activate` runs on GPU 0, shared with rank 0. NCCL's
+    connections made at first use stalled a collective for ~3 s now and then (4 H200,
+    2026-11-26: two Graph500 searches in 16 on 4 processes, none with the connections made at
+    the start).
+
+    Raises
+    ------
+    DistributedError
+        If PyTorch is not installed.
+    """
+    if not backend.is_cuda or backend.simulated:
+        return
+    torch, _ = torch_distributed()
+    os.environ.setdefault("NCCL_RUNTIME_CONNECT", "0")
+    torch.cuda.set_device(backend.device_id)
+    backend.xp.cuda.Device(backend.device_id).use()
 
 
 class Communicator:

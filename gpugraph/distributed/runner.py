@@ -34,7 +34,7 @@ import numpy as np
 from gpugraph import config
 from gpugraph.algorithms.result import Result
 from gpugraph.backend import cuda_available, get_backend, parse_device
-from gpugraph.distributed.comm import torch_distributed
+from gpugraph.distributed.comm import torch_distributed, use_rank_device
 from gpugraph.distributed.engine import ALGORITHMS, MODES, SYMMETRIC, run_on_rank
 from gpugraph.distributed.partition import POLICIES, partition_graph
 from gpugraph.errors import DeviceError, DistributedError, EmptyGraphError, GpugraphError, InvalidParameterError
@@ -258,6 +258,8 @@ def rank_entry(folder: str, rank: int) -> None:
             function = getattr(function, part)
         # NCCL on real GPUs; Gloo on CPUs and for the simulator's GPUs (host arrays underneath).
         transport = "nccl" if kind == "cuda" and not get_backend(f"cuda:{rank}").simulated else "gloo"
+        if kind == "cuda":
+            use_rank_device(get_backend(f"cuda:{rank}"))
         dist.init_process_group(transport, init_method=request["address"], rank=rank,
                                 world_size=processes,
                                 timeout=datetime.timedelta(seconds=config.DISTRIBUTED_TIMEOUT_SECONDS))

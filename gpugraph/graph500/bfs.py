@@ -418,8 +418,10 @@ class Searcher:
     def warm_up(self, root: int) -> None:
         """Search from ``root`` as often as it takes for a search to launch as every later one
         does: kernels compiled and bound, and on a GPU with CUDA graphs the first batch of levels
-        captured (the first search launches it kernel by kernel, the second captures it). A
-        benchmark does this while it builds the searcher (collective).
+        captured (the first search launches it kernel by kernel, the second captures it); with
+        several processes, also one exchange of ``config.GRAPH500_EXCHANGE_WARM_UP_ENTRIES``
+        entries with every peer. A benchmark does this while it builds the searcher
+        (collective).
 
         Raises
         ------
@@ -428,6 +430,11 @@ class Searcher:
         """
         for _ in range(2 if self._graphs_usable else 1):
             self.search(root)
+        if self.group.size > 1:  # NCCL opens the channels of the largest messages now
+            entries = min(config.GRAPH500_EXCHANGE_WARM_UP_ENTRIES, max(1, int(self.graph.nn.indices.size)))
+            payload = self.xp.zeros(entries * self.group.size, dtype=np.int64)
+            with self.backend.activate():
+                self.group.exchange(payload, np.full(self.group.size, entries, dtype=np.int64)).wait()
 
     def _batch(self, level: int, batch: int, stats: dict):
         """Launch levels ``level .. level + batch - 1`` (one process), after the search's reset if
@@ -721,7 +728,10 @@ class Searcher:
         # Processes as the narrowest key: a GPU's radix sort makes a pass per key byte.
         destination = destination.astype(np.uint8 if self.group.size <= 256 else np.int32)
         order = xp.argsort(destination)
-        counts = to_numpy(xp.bincount(destination, minlength=self.group.size)).astype(np.int64)
+        # Where each process's pairs start in the sorted keys: one read (CuPy's bincount reads
+        # the keys' minimum and maximum first, three waits for the device).
+        starts = to_numpy(xp.searchsorted(destination[order], xp.arange(self.group.size, dtype=destination.dtype)))
+        counts = np.diff(np.append(starts, destination.size)).astype(np.int64)
         payload = pack_pairs(xp, targets[order], sources[order], self.graph.num_vertices)
         stats["nn_pairs_sent"] += int(counts.sum() - counts[self.group.rank])
         stats["nn_messages"] += int(np.count_nonzero(np.delete(counts, self.group.rank)))
