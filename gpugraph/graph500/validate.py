@@ -39,20 +39,22 @@ Levels
     reached vertex with an unreached parent is reported before the rounds. The rounds stop early
     once no ancestor moves. Unreached vertices have level ``-1``.
 Tree edges in the input
-    Each undirected edge ``{u, v}`` is keyed ``min(u, v) * n + max(u, v)`` (int64, so ``n`` must
-    be below about 3.04e9). The keys of the ``<= n - 1`` tree edges are sorted once; each chunk of
-    input edges is keyed and looked up with ``searchsorted``, marking the tree edges it holds.
-    Rules 3 and 4 are checked in one pass over the edges, ``chunk_edges`` at a time.
+    The tree edge of a reached vertex ``v`` other than the root is ``{v, parent[v]}``; an input
+    edge ``(a, b)`` is that edge exactly when ``parent[a] == b`` (then it is ``a``'s) or
+    ``parent[b] == a`` (``b``'s). Each chunk of input edges gathers the parents of its ends and
+    sets a found flag for every vertex whose tree edge it holds; rule 4 fails for a vertex left
+    without its flag. Rules 3 and 4 are checked in one pass over the edges, ``chunk_edges`` at a
+    time. (Until 2026-11-26 the tree edges were sorted keys ``min * n + max`` looked up with a
+    binary search per input edge, ~26 random reads an edge instead of two gathers.)
 Memory
     Besides the caller's arrays: about ``40 n`` bytes at the peak of the pointer jumping
-    (ancestors, hop counts and their gathered copies, int64), then ``17 n`` bytes (levels, the
-    sorted tree-edge keys and their found flags) plus about 50 bytes per edge of a chunk. A
-    scale-24 graph (``n = 2^24``, ``2^28`` edges) with the default chunk of ``2^24`` edges
-    (``config.GRAPH500_VALIDATE_CHUNK_EDGES``) needs at most about 1.5 GiB; measured on an H100
-    with CuPy, the memory pool grew by 1.0 GiB and one validation took 0.11 s (levels equal to
-    the depths of ``gpugraph.algorithms.bfs``). The input edges are read a chunk at a time, so
-    host (NumPy) edges are copied to the GPU one chunk at a time when the parent array is a CuPy
-    array.
+    (ancestors, hop counts and their gathered copies, int64), then ``9 n`` bytes (levels and a
+    found flag per vertex) plus about 50 bytes per edge of a chunk. A scale-24 graph
+    (``n = 2^24``, ``2^28`` edges) with the default chunk of ``2^24`` edges
+    (``config.GRAPH500_VALIDATE_CHUNK_EDGES``) needs at most about 1.5 GiB (measured on an H100
+    with CuPy and the earlier key lookup: the memory pool grew by 1.0 GiB and one validation took
+    0.11 s). The input edges are read a chunk at a time, so host (NumPy) edges are copied to the
+    GPU one chunk at a time when the parent array is a CuPy array.
 Arrays
     NumPy or CuPy (the same code runs on both through ``xp``); CuPy is never imported when no
     argument is a GPU array. Nothing loops over vertices or edges in Python: only over rounds
@@ -69,10 +71,6 @@ from gpugraph import config
 from gpugraph.backend import array_module
 from gpugraph.errors import Graph500ValidationError, InvalidParameterError, VertexIdError
 
-#: Largest vertex count whose edge keys ``min * n + max`` fit in an int64.
-MAX_VERTICES = 3_037_000_499
-
-
 def validate(sources, destinations, num_vertices: int, root: int, parent, *, chunk_edges: int | None = None) -> dict:
     """Check one BFS parent array against the Graph500 rules (module docstring) and count its edges.
 
@@ -82,7 +80,7 @@ def validate(sources, destinations, num_vertices: int, root: int, parent, *, chu
         The generated undirected input edges, 1-D integer arrays (NumPy or CuPy) of equal length,
         each edge once; self-loops and repeated edges are allowed. Ids in ``[0, num_vertices)``.
     num_vertices:
-        Vertex count ``n`` of the graph, ``1 <= n <= MAX_VERTICES``.
+        Vertex count ``n`` of the graph, at least 1.
     root:
         The search key the BFS started from.
     parent:
@@ -121,7 +119,7 @@ def validate(sources, destinations, num_vertices: int, root: int, parent, *, chu
     VertexIdError
         For an input edge with an id outside ``[0, num_vertices)``.
     """
-    n = _positive("num_vertices", num_vertices, MAX_VERTICES)
+    n = _positive("num_vertices", num_vertices)
     chunk = _positive("chunk_edges", config.GRAPH500_VALIDATE_CHUNK_EDGES if chunk_edges is None else chunk_edges)
     sources, destinations = _as_array(sources), _as_array(destinations)
     parent = _as_array(parent)
@@ -132,7 +130,7 @@ def validate(sources, destinations, num_vertices: int, root: int, parent, *, chu
     levels = _levels(xp, parent, n, root)
     _check_tree_levels(xp, parent, levels, root)
     reached = levels >= 0
-    tree_keys, found = _tree_edge_keys(xp, parent, reached, n, root)
+    found = xp.zeros(n, dtype=bool)  # per vertex: its tree edge is among the input edges seen
 
     in_component = 0
     for start in range(0, num_edges, chunk):
@@ -140,8 +138,8 @@ def validate(sources, destinations, num_vertices: int, root: int, parent, *, chu
         dst = xp.asarray(destinations[start : start + chunk]).astype(np.int64, copy=False)
         _check_edge_ids(src, dst, n, start)
         in_component += _check_edge_levels(src, dst, levels[src], levels[dst])
-        _mark_tree_edges(xp, tree_keys, found, xp.minimum(src, dst) * n + xp.maximum(src, dst))
-    _check_tree_edges_found(parent, tree_keys, found, n)
+        _mark_tree_edges(parent, found, src, dst)
+    _check_tree_edges_found(parent, reached, found, root)
 
     return {
         "levels": levels,
@@ -151,15 +149,14 @@ def validate(sources, destinations, num_vertices: int, root: int, parent, *, chu
     }
 
 
-def _positive(name: str, value, limit: int | None = None) -> int:
-    """``value`` as an int in ``[1, limit]``, else InvalidParameterError."""
+def _positive(name: str, value) -> int:
+    """``value`` as an int of at least 1, else InvalidParameterError."""
     try:
         number = operator.index(value)
     except TypeError:
         raise InvalidParameterError(f"{name} must be an integer, got {value!r}") from None
-    if number < 1 or (limit is not None and number > limit):
-        bound = "" if limit is None else f" and at most {limit}"
-        raise InvalidParameterError(f"{name} must be at least 1{bound}, got {number}")
+    if number < 1:
+        raise InvalidParameterError(f"{name} must be at least 1, got {number}")
     return number
 
 
@@ -254,16 +251,6 @@ def _check_tree_levels(xp, parent, levels, root: int) -> None:
         )
 
 
-def _tree_edge_keys(xp, parent, reached, n: int, root: int):
-    """Sorted keys ``min * n + max`` of the tree edges, and a found flag per key (all False)."""
-    child = reached.copy()
-    child[root] = False
-    vertices = xp.flatnonzero(child)
-    parents = parent[vertices]
-    keys = xp.sort(xp.minimum(vertices, parents) * n + xp.maximum(vertices, parents))
-    return keys, xp.zeros(len(keys), dtype=bool)
-
-
 def _check_edge_ids(src, dst, n: int, start: int) -> None:
     """VertexIdError for an input edge of this chunk with an id outside ``[0, n)``."""
     bad = (src < 0) | (src >= n) | (dst < 0) | (dst >= n)
@@ -295,20 +282,18 @@ def _check_edge_levels(src, dst, src_level, dst_level) -> int:
     return int(((src_level >= 0) & (src != dst)).sum())
 
 
-def _mark_tree_edges(xp, tree_keys, found, edge_keys) -> None:
-    """Set ``found`` for each tree-edge key that is among ``edge_keys``."""
-    if len(tree_keys) == 0 or len(edge_keys) == 0:
-        return
-    position = xp.minimum(xp.searchsorted(tree_keys, edge_keys), len(tree_keys) - 1)
-    found[position[tree_keys[position] == edge_keys]] = True
+def _mark_tree_edges(parent, found, src, dst) -> None:
+    """Set ``found`` for each vertex whose tree edge is one of the input edges ``(src, dst)``."""
+    found[src[parent[src] == dst]] = True
+    found[dst[parent[dst] == src]] = True
 
 
-def _check_tree_edges_found(parent, tree_keys, found, n: int) -> None:
-    """Rule 4: a tree edge whose key no input edge had."""
-    missing = ~found
+def _check_tree_edges_found(parent, reached, found, root: int) -> None:
+    """Rule 4: a reached vertex (not the root) whose tree edge no input edge was."""
+    missing = reached & ~found
+    missing[root] = False
     if bool(missing.any()):
-        low, high = divmod(int(tree_keys[int(missing.argmax())]), n)
-        vertex, other = (low, high) if int(parent[low]) == high else (high, low)
+        vertex = int(missing.argmax())
         raise Graph500ValidationError(
-            f"rule 4: tree edge {vertex} -> {other} (vertex {vertex}'s parent) is not an edge of the input"
+            f"rule 4: tree edge {vertex} -> {int(parent[vertex])} (vertex {vertex}'s parent) is not an edge of the input"
         )
