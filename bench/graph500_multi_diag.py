@@ -6,11 +6,11 @@ harness on ``--gpus`` processes once per variant, each rank's searches (after th
 under cProfile, and writes per rank: its own search times and the functions where its host
 time went (``$OUT/diag-<variant>-rank<r>.txt``); it prints rank 0's summary of each variant.
 
-Variants (``--variants``, comma-separated): ``base``; ``connect`` (``NCCL_RUNTIME_CONNECT=0``:
-NCCL connects every peer at start instead of at first use). Since this script was written every
-rank makes its GPU the current device before the process group
-(:func:`gpugraph.distributed.comm.use_rank_device`); the first runs had every rank's current
-device at GPU 0.
+Variants (``--variants``, comma-separated): ``default`` (what the library does: each rank's GPU its
+current device and ``NCCL_RUNTIME_CONNECT=0``, NCCL connecting every peer at the start, by
+:func:`gpugraph.distributed.comm.use_rank_device`); ``lazy`` (``NCCL_RUNTIME_CONNECT=1``: NCCL
+connects a peer at first use, as before 2026-11-26). The 2026-11-26 diagnosis ran ``base`` (lazy
+connections) against ``connect``; see docs/graph500.md.
 
 Usage: ``python bench/graph500_multi_diag.py --gpus 2 --scale 20 --roots 16 --out $OUT``.
 """
@@ -78,17 +78,16 @@ def main() -> int:
     parser.add_argument("--gpus", type=int, default=2)
     parser.add_argument("--scale", type=int, default=20, help="scale of the whole graph")
     parser.add_argument("--roots", type=int, default=16)
-    parser.add_argument("--variants", default="base,connect")
+    parser.add_argument("--variants", default="default,lazy")
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     args = parser.parse_args()
     from gpugraph.distributed.runner import launch
 
     for variant in args.variants.split(","):
-        if variant == "connect":
-            os.environ["NCCL_RUNTIME_CONNECT"] = "0"
-        else:
-            os.environ.pop("NCCL_RUNTIME_CONNECT", None)
+        if variant not in ("default", "lazy"):
+            parser.error(f"unknown variant {variant!r}: use default or lazy")
+        os.environ["NCCL_RUNTIME_CONNECT"] = "1" if variant == "lazy" else "0"
         began = time.perf_counter()
         launch(_rank, args.gpus, args.device, args.out, f"{variant}-{args.gpus}", args.scale, args.roots)
         print(f"[{variant}] {args.gpus} processes, scale {args.scale}: {time.perf_counter() - began:.1f} s", flush=True)

@@ -16,7 +16,8 @@
 #              the threshold sweep (Figure 6);
 # distributed: issue 7's strong scaling (docs/scaling.md) on 1, 2, 4 GPUs;
 # diag:        where a 4-process search's time goes (bench/graph500_multi_diag.py: each rank's
-#              search times and host profile, with and without NCCL_RUNTIME_CONNECT=0).
+#              search times and host profile; VARIANTS=default,lazy: NCCL peers connected at the
+#              start, as the library does, and at first use).
 # Records go to $OUT (graph500-cuda-<gpus>.json, distributed JSON); every part prints its tables.
 # OPTIONS=nn_backward,overlap (boolean fields of graph500.bfs.Options) runs a part with them on;
 # STEPS=main runs the weak part without the scale-18 checks.
@@ -59,7 +60,7 @@ case "$part" in
     ;;
   diag)
     python3 bench/graph500_multi_diag.py --device "$device" --gpus "${GPUS:-4}" --scale "${DIAG_SCALE:-22}" \
-      --roots 16 --variants "${VARIANTS:-base,connect}" --out "$out" 2>&1 | grep -v "^ms:" | cut -c1-300
+      --roots 16 --variants "${VARIANTS:-default,lazy}" --out "$out" 2>&1 | grep -v "^ms:" | cut -c1-300
     ;;
   *)
     echo "usage: bash bench/multi_gpu.sh weak|options|distributed|diag" >&2

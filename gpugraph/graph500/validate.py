@@ -71,6 +71,7 @@ from gpugraph import config
 from gpugraph.backend import array_module
 from gpugraph.errors import Graph500ValidationError, InvalidParameterError, VertexIdError
 
+
 def validate(sources, destinations, num_vertices: int, root: int, parent, *, chunk_edges: int | None = None) -> dict:
     """Check one BFS parent array against the Graph500 rules (module docstring) and count its edges.
 
