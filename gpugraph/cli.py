@@ -383,7 +383,9 @@ def _cmd_graph500(args) -> int:
     if _under_torchrun():
         if args.processes is not None:
             raise InvalidParameterError("under torchrun the job's ranks are the processes: leave out --processes")
-        _join_torchrun(get_backend(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if device == "cuda" else "cpu"))
+        from gpugraph.distributed.comm import rank_backend
+
+        _join_torchrun(rank_backend(device))
         record = harness.run_in_job(args.scale, device=device, **keywords)
         if record is None:  # a rank other than 0: rank 0 reports
             return 0

@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from gpugraph.backend import get_backend
 from gpugraph.errors import DistributedError
 
 
@@ -41,6 +42,12 @@ def torch_distributed():
             "multi-process execution needs PyTorch: pip install 'gpugraph[distributed]'"
         ) from None
     return torch, dist
+
+
+def rank_backend(kind: str):
+    """This rank's backend in a job: GPU ``LOCAL_RANK`` (set by torchrun, or by
+    :mod:`gpugraph.distributed.runner`) for ``kind="cuda"``, else the CPU."""
+    return get_backend(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if kind == "cuda" else "cpu")
 
 
 def use_rank_device(backend) -> None:

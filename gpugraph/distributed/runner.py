@@ -34,7 +34,7 @@ import numpy as np
 from gpugraph import config
 from gpugraph.algorithms.result import Result
 from gpugraph.backend import cuda_available, get_backend, parse_device
-from gpugraph.distributed.comm import torch_distributed, use_rank_device
+from gpugraph.distributed.comm import rank_backend, torch_distributed, use_rank_device
 from gpugraph.distributed.engine import ALGORITHMS, MODES, SYMMETRIC, run_on_rank
 from gpugraph.distributed.partition import POLICIES, partition_graph
 from gpugraph.errors import DeviceError, DistributedError, EmptyGraphError, GpugraphError, InvalidParameterError
@@ -172,7 +172,7 @@ def run(graph, algorithm: str, *, processes: int = 2, policy: str = "oec", mode:
     options = {"policy": policy, "mode": mode, "update_only": bool(update_only)}
     _, dist = torch_distributed()
     if dist.is_initialized():
-        backend = get_backend(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if kind == "cuda" else "cpu")
+        backend = rank_backend(kind)
         values, stats = run_rank(prepared.to(backend), algorithm, parameters, backend=backend, **options)
         return None if values is None else _result(graph, algorithm, values, stats, parameters, options)
     if kind == "cuda" and not get_backend("cuda").simulated:
@@ -257,9 +257,9 @@ def rank_entry(folder: str, rank: int) -> None:
         for part in name.split("."):
             function = getattr(function, part)
         # NCCL on real GPUs; Gloo on CPUs and for the simulator's GPUs (host arrays underneath).
-        transport = "nccl" if kind == "cuda" and not get_backend(f"cuda:{rank}").simulated else "gloo"
-        if kind == "cuda":
-            use_rank_device(get_backend(f"cuda:{rank}"))
+        backend = rank_backend(kind)
+        transport = "nccl" if backend.is_cuda and not backend.simulated else "gloo"
+        use_rank_device(backend)
         dist.init_process_group(transport, init_method=request["address"], rank=rank,
                                 world_size=processes,
                                 timeout=datetime.timedelta(seconds=config.DISTRIBUTED_TIMEOUT_SECONDS))

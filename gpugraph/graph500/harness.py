@@ -34,6 +34,7 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.backend import get_backend, to_numpy
+from gpugraph.distributed.comm import rank_backend
 from gpugraph.errors import InvalidParameterError
 from gpugraph.graph500 import distributor, separation, summary
 from gpugraph.graph500.bfs import Group, Options, Searcher
@@ -313,8 +314,7 @@ def run_in_job(scale: int, *, device: str = "cpu", **keywords) -> dict | None:
         raise InvalidParameterError(f"device must be 'cpu' or 'cuda', got {device!r}")
     keywords.setdefault("gpus_per_host", int(os.environ.get("LOCAL_WORLD_SIZE", 1)))
     progress = keywords.pop("progress", False)
-    backend = get_backend(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if device == "cuda" else "cpu")
-    return run_process(Group(backend, distributed=True), scale, report=_stderr if progress else None, **keywords)
+    return run_process(Group(rank_backend(device), distributed=True), scale, report=_stderr if progress else None, **keywords)
 
 
 def _process_main(rank: int, kind: str, folder: str, scale: int, keywords: dict, progress: bool) -> None:
