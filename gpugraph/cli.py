@@ -237,6 +237,8 @@ def _build_parser() -> argparse.ArgumentParser:
     graph500.add_argument("--uniquify", action="store_true", help="send each nn target once per level")
     graph500.add_argument("--local-all2all", action="store_true",
                           help="route nn pairs through the host's peer of the owner's GPU index first")
+    graph500.add_argument("--peer-memory", action="store_true",
+                          help="processes of one host exchange through each other's memory, not collectives")
     graph500.add_argument("--no-validation", dest="validate", action="store_false",
                           help="skip validation (TEPS edge counts are then estimated)")
     graph500.add_argument("--no-relabel", dest="relabel", action="store_false",
@@ -375,7 +377,8 @@ def _cmd_graph500(args) -> int:
     device = "cuda" if get_backend(args.device).is_cuda else "cpu"
     options = Options(direction_optimizing=args.direction_optimizing,
                       blocking_reduction=not args.nonblocking_reduction, uniquify=args.uniquify,
-                      local_all2all=args.local_all2all, overlap=args.overlap, nn_backward=args.nn_backward)
+                      local_all2all=args.local_all2all, overlap=args.overlap, nn_backward=args.nn_backward,
+                      peer_memory=args.peer_memory)
     keywords = dict(edge_factor=args.edge_factor, seed=args.seed, roots=args.roots, threshold=args.threshold,
                     options=options, validate=args.validate, relabel=args.relabel, progress=not args.quiet)
     if args.gpus_per_host is not None:

@@ -327,3 +327,7 @@ GRAPH500_LEVELS_AHEAD = 9
 #: which stalled one search in 64 for ~3 s (4 H200, scale 25 on 2 processes: the root whose
 #: level 3 sent the largest message). 2^23 entries (64 MiB a peer) open them before the clock.
 GRAPH500_EXCHANGE_WARM_UP_ENTRIES = 1 << 23
+#: Blocks per multiprocessor of the peer-memory kernels that step through a level's nn pairs or
+#: the delegates (``Options.peer_memory``: scatter into the owners' inboxes, claim the inbox,
+#: combine the marks); like the forward delegate visits, most levels have little to do.
+GRAPH500_PEER_BLOCKS_PER_SM = 8

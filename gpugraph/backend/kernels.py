@@ -200,8 +200,10 @@ _direct_launches: dict = {}
 
 
 def _type_key(value):
-    """What decides an argument's Numba type: dtype, rank and layout of an array, else the
-    Python type of the scalar."""
+    """What decides an argument's Numba type: dtype, rank and layout of an array (of each array
+    of a tuple), else the Python type of the scalar."""
+    if isinstance(value, tuple):  # of arrays (kernel_tuple: Numba's device arrays, whose flags differ)
+        return tuple((item.dtype.char, item.ndim) for item in value)
     flags = getattr(value, "flags", None)
     if flags is not None and getattr(value, "ndim", 0):
         return (value.dtype.char, value.ndim, flags.c_contiguous, flags.f_contiguous)
@@ -227,11 +229,13 @@ class _DirectLaunch:
         from numba.cuda.cudadrv import driver
 
         self.dispatcher, self.compiled = dispatcher, compiled
-        # Per argument: None for an array, a ctypes constructor for an integer or float64 scalar,
-        # else the Numba type (packed by Numba's own _prepare_args).
+        # Per argument: None for an array or a tuple of arrays (whose parameters are its arrays',
+        # one after another), a ctypes constructor for an integer or float64 scalar, else the
+        # Numba type (packed by Numba's own _prepare_args).
         self.packers = []
         for argument_type in compiled.argument_types:
-            if isinstance(argument_type, types.Array):
+            if isinstance(argument_type, types.Array) or (
+                    isinstance(argument_type, types.UniTuple) and isinstance(argument_type.dtype, types.Array)):
                 self.packers.append(None)
             elif isinstance(argument_type, types.Integer):
                 self.packers.append(getattr(ctypes, f"c_{argument_type}"))
@@ -381,8 +385,39 @@ class BoundLaunch:
 
 def _array_parameters(array) -> list[int]:
     """Numba's parameters for a CuPy array argument: meminfo, parent, size, itemsize, data
-    pointer, shape, strides."""
+    pointer, shape, strides; for a tuple of arrays, each array's in turn."""
+    if isinstance(array, tuple):  # Numba's device arrays (kernel_tuple)
+        return [part for item in array
+                for part in (0, 0, item.size, item.dtype.itemsize, item.__cuda_array_interface__["data"][0],
+                             *item.shape, *item.strides)]
     return [0, 0, array.size, array.itemsize, array.data.ptr, *array.shape, *array.strides]
+
+
+def kernel_tuple(arrays, backend) -> tuple:
+    """``arrays`` as one kernel argument (a ``UniTuple`` a kernel indexes with a run-time number,
+    e.g. the peers' arrays of :class:`gpugraph.distributed.peer.PeerMemory`): on a GPU as
+    Numba's views of them, because Numba types a tuple only of arrays it knows (CuPy arrays are
+    typed one by one, through their ``__cuda_array_interface__``, not inside a tuple); NumPy
+    arrays (CPU, simulator) as they are.
+
+    Parameters
+    ----------
+    arrays:
+        Arrays of one dtype and rank.
+    backend:
+        The backend whose kernels take the tuple.
+
+    Returns
+    -------
+    tuple
+    """
+    if not backend.is_cuda or backend.simulated:
+        return tuple(arrays)
+    from gpugraph.backend.numba_cuda import load_numba_cuda
+
+    cuda = load_numba_cuda()
+    with backend.activate():
+        return tuple(cuda.as_cuda_array(array) for array in arrays)
 
 
 @contextlib.contextmanager

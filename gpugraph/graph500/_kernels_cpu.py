@@ -53,9 +53,11 @@ ND_FORWARD, NN_FORWARD, DN_BACKWARD, NN_BACKWARD = 16, 32, 64, 128
 PASS_VISITS = ND_FORWARD | NN_FORWARD | DN_BACKWARD | NN_BACKWARD
 #: ``counts[PLAN_BACKWARD]`` has bit ``1 << k`` set while the k-th kind of dd, dn, nd, nn goes
 #: backward.
+#: nn pairs this process stored into other processes' inboxes during the search (peer memory).
+PAIRS_SENT = 2 * SLOT + 8
 #: From here on a row of HISTORY_CELLS per level of a batch (the host reads them after the
 #: batch): the normal and delegate frontier sizes and the kinds going backward.
-HISTORY, HISTORY_CELLS = 2 * SLOT + 8, 3
+HISTORY, HISTORY_CELLS = 2 * SLOT + 9, 3
 #: With several processes, cells after the history (at ``shared``, see :func:`decide`): the
 #: level's normal frontier, its nn arcs and the unvisited normals with nn arcs, summed over the
 #: processes by the host's all-reduce before the level.
@@ -332,7 +334,7 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, 
 
 
 @njit(cache=True)
-def decide(counts, slot, factors, direction_optimizing, alone, row, shared):
+def decide(counts, slot, factors, direction_optimizing, alone, row, shared, peer):
     """A level's plan (``counts[PLAN_DONE:HISTORY]``) from its numbers in ``counts[slot:]``, and
     its row ``row`` of the history. Each of dd, dn, nd (and nn when ``alone``: one process, or
     when ``shared`` >= 0: several processes, nn deciding on the numbers summed over them in
@@ -343,8 +345,10 @@ def decide(counts, slot, factors, direction_optimizing, alone, row, shared):
     backward when ``FV > factors[2k] * BV`` and forward again when ``FV < factors[2k + 1] * BV``;
     a kind with no frontier keeps its way. A visit is planned when its side has a frontier and
     it has arcs to follow (forward) or vertices to find (backward). Alone, an empty frontier ends
-    the search; with several processes the host decides that (the frontier is global). The CUDA
-    twin compiles this function's Python source."""
+    the search; with several processes the host decides that (the frontier is global), unless
+    ``peer``: then ``counts[shared:]`` holds the summed numbers (:func:`decide_shared`), nn
+    stays forward, the summed normal frontier goes into the history and an empty global frontier
+    ends the search on the device. The CUDA twin compiles this function's Python source."""
     q_normal, fv_nd, fv_nn = counts[slot + Q_NORMAL], counts[slot + FV_ND], counts[slot + FV_NN]
     q_delegate = counts[slot + DD_QUEUE] >> ARC_BITS
     fv_dd, fv_dn = counts[slot + DD_QUEUE] & ARC_MASK, counts[slot + DN_QUEUE] & ARC_MASK
@@ -366,7 +370,7 @@ def decide(counts, slot, factors, direction_optimizing, alone, row, shared):
         if frontier == 0:
             continue
         bit = np.int64(1) << kind
-        if direction_optimizing and (alone or kind < 3 or shared >= 0):
+        if direction_optimizing and (alone or kind < 3 or (shared >= 0 and not peer)):
             backward_work = np.float64(unvisited_backward) * (frontier + unvisited_forward) / frontier
             if backward & bit == 0 and forward_work > factors[2 * kind] * backward_work:
                 backward |= bit
@@ -378,8 +382,9 @@ def decide(counts, slot, factors, direction_optimizing, alone, row, shared):
             visits |= backward_visit
     counts[PLAN_BACKWARD] = backward
     counts[PLAN_VISITS] = visits
-    counts[PLAN_DONE] = 1 if alone and q_normal + q_delegate == 0 else 0
-    counts[HISTORY + HISTORY_CELLS * row] = q_normal
+    q_history = q_nn if peer else q_normal
+    counts[PLAN_DONE] = 1 if (alone or peer) and q_history + q_delegate == 0 else 0
+    counts[HISTORY + HISTORY_CELLS * row] = q_history
     counts[HISTORY + HISTORY_CELLS * row + 1] = q_delegate
     counts[HISTORY + HISTORY_CELLS * row + 2] = backward
 
@@ -408,3 +413,113 @@ def start(depth, parent, new, candidate, root_cells, nd_indptr, nn_indptr, count
     if root_delegate >= 0:
         new[root_delegate] = 1
         candidate[root_delegate] = root
+
+
+# --- peer memory (several processes of one host, gpugraph.distributed.peer) -----------------------
+# A level with peer memory: ``publish`` (this process's numbers) -> barrier -> ``decide_shared``
+# (the numbers of all summed, the plan) -> the visits, marking delegates in this process's
+# marks of the level's parity and writing nn pairs to a local buffer -> ``scatter_pairs`` (each
+# pair into its owner's inbox) -> barrier -> ``merge_marks`` (every process's marks combined) ->
+# ``apply_inbox`` -> ``close_delegates``. Arrays written by peers are read only after a barrier,
+# and reused only after the next one: marks and published numbers alternate by the level's
+# parity; an inbox's cursors are zeroed by ``publish``, before the barrier after which peers
+# write into it again. Each (owner, sender) pair has its own region of the owner's inbox, sized
+# for every nn arc from the sender into the owner's normals, so only the sender moves its cursor.
+
+
+@njit(cache=True)
+def publish(counts, slot, published, parity, cursors):
+    """This process's part of the level's numbers (its normal frontier, the frontier's nn arcs,
+    its unvisited normals with nn arcs) into its ``published`` cells of ``parity``, and its
+    inbox's ``cursors`` zeroed (the inbox was applied at the level before)."""
+    published[parity * SHARED_CELLS] = counts[slot + Q_NORMAL]
+    published[parity * SHARED_CELLS + 1] = counts[slot + FV_NN]
+    published[parity * SHARED_CELLS + 2] = counts[UNVISITED_NN]
+    cursors[:] = 0
+
+
+@njit(cache=True)
+def decide_shared(counts, slot, factors, direction_optimizing, row, shared, published, parity):
+    """The level's numbers summed over every process's ``published`` cells of ``parity`` into
+    ``counts[shared:]``, then :func:`decide` with ``peer`` (the same plan on every process)."""
+    for cell in range(SHARED_CELLS):
+        total = 0
+        for process in range(len(published)):
+            total += published[process][parity * SHARED_CELLS + cell]
+        counts[shared + cell] = total
+    decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
+
+
+@njit(inline="always")
+def _owner(vertex, hosts, gpus_per_host):
+    """The process holding ``vertex`` (``distributor.Layout.owner``)."""
+    return (vertex % hosts) * gpus_per_host + (vertex // hosts) % gpus_per_host
+
+
+@njit(cache=True)
+def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts, gpus_per_host):
+    """The level's ``counts[PAIRS]`` nn pairs (global ``targets``, ``sources``) into their
+    owners' inboxes: pair (t, s) goes to the region of process ``me`` in ``inboxes[o]`` (from
+    ``starts[o * p + me]``, at ``cursors[o][me]``, which only this process moves) as one int64,
+    t's local index above bit 32 and s below; those for other processes are counted in
+    ``counts[PAIRS_SENT]``. Sequential: CPU peer memory serves the tests and a
+    few processes."""
+    processes = hosts * gpus_per_host
+    for item in range(counts[PAIRS]):
+        target = targets[item]
+        owner = _owner(target, hosts, gpus_per_host)
+        counts[PAIRS_SENT] += owner != me
+        place = cursors[owner][me]
+        cursors[owner][me] = place + 1
+        inboxes[owner][starts[owner * processes + me] + place] = ((target // processes) << 32) | sources[item]
+
+
+@njit(parallel=True, cache=True)
+def merge_marks(combined, marks, parity, me):
+    """``combined`` (the mask :func:`close_delegates` reads) = the delegates any process marked
+    in its ``marks`` of ``parity``; this process's marks of the other parity zeroed for the
+    next level (every peer read them before the barrier that came before this kernel)."""
+    delegates = combined.size
+    own = marks[me]
+    for x in prange(delegates):
+        value = 0
+        for process in range(len(marks)):
+            value |= marks[process][parity * delegates + x]
+        combined[x] = value
+        own[(1 - parity) * delegates + x] = 0
+
+
+@njit(cache=True)  # not inlined: the parallel loop would see its index overwritten
+def _inbox_place(cursors, starts, me, item):
+    """Where pair ``item`` of an inbox's pairs laid end to end, region after region, lies."""
+    processes = cursors.size
+    sender, rest = 0, item
+    while rest >= cursors[sender]:
+        rest -= cursors[sender]
+        sender += 1
+    return starts[me * processes + sender] + rest
+
+
+@njit(parallel=True, cache=True)
+def apply_inbox(inbox, cursors, starts, me, depth, parent, level, nd_indptr, nn_indptr, counts, slot, flags):
+    """The nn pairs every process put into this process's ``inbox`` (region of sender q from
+    ``starts[me * p + q]``, ``cursors[q]`` pairs): unvisited targets are claimed for depth
+    ``level + 1`` and counted in ``counts[slot:]``."""
+    processes = cursors.size
+    total = 0
+    for sender in range(processes):
+        total += cursors[sender]
+    claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
+    for item in prange(total):
+        pair = inbox[_inbox_place(cursors, starts, me, np.int64(item))]
+        target = pair >> 32
+        if depth[target] < 0 and atomic_cas_i32(depth, target, -1, level + 1) == -1:
+            parent[target] = pair & 0xFFFFFFFF
+            degree = nd_indptr[target + 1] - nd_indptr[target]
+            nn_degree = nn_indptr[target + 1] - nn_indptr[target]
+            claimed += 1
+            nd_arcs += degree
+            nn_arcs += nn_degree
+            with_nd += np.int64(degree > 0)
+            with_nn += np.int64(nn_degree > 0)
+    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn)

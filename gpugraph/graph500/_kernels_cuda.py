@@ -37,12 +37,14 @@ from gpugraph.graph500._kernels_cpu import (
     NN_BACKWARD,
     NN_FORWARD,
     PAIRS,
+    PAIRS_SENT,
     PLAN_DONE,
     PLAN_VISITS,
     PUSH_DD,
     PUSH_DN,
     Q_NORMAL,
     SEGMENT_BITS,
+    SHARED_CELLS,
     SLOT,
     UNVISITED_DD,
     UNVISITED_DN,
@@ -556,10 +558,10 @@ _decide = cuda.jit(device=True)(_kernels_cpu.decide.py_func)
 
 
 @cuda.jit(cache=True)
-def decide(counts, slot, factors, direction_optimizing, alone, row, shared):
+def decide(counts, slot, factors, direction_optimizing, alone, row, shared, peer):
     """The level's plan (``_kernels_cpu.decide``, compiled from its source); one thread."""
     if thread_index() == 0:
-        _decide(counts, slot, factors, direction_optimizing, alone, row, shared)
+        _decide(counts, slot, factors, direction_optimizing, alone, row, shared, peer)
 
 
 @cuda.jit(cache=True)
@@ -589,3 +591,129 @@ def start(depth, parent, new, candidate, root_cells, nd_indptr, nn_indptr, count
         if root_delegate >= 0:
             new[root_delegate] = 1
             candidate[root_delegate] = root
+
+
+# --- peer memory (the protocol: _kernels_cpu, "peer memory") ---------------------------------------
+#: Largest number of processes whose pairs :func:`scatter_pairs` tallies in shared memory.
+MAX_PEERS = 64
+
+
+@cuda.jit(cache=True)
+def barrier(arrivals, me):
+    """Every process of the peer memory waits here until all have arrived; one thread. Cell 0 of
+    each process's ``arrivals`` counts the arrivals at it (every process adds one to every
+    process's cell), cell 1 (its own only) how many it has waited for so far, so the count never
+    goes back and a process that runs ahead to the next barrier cannot be confused with this
+    one. The fences order this process's earlier stores (its inbox pairs, its marks) before its
+    arrival, and its peers' before what it reads after."""
+    if thread_index() == 0:
+        processes = len(arrivals)
+        cuda.threadfence_system()
+        for process in range(processes):
+            cuda.atomic.add(arrivals[process], 0, 1)
+        own = arrivals[me]
+        expected = own[1] + processes
+        own[1] = expected
+        while cuda.atomic.add(own, 0, 0) < expected:
+            cuda.nanosleep(64)
+        cuda.threadfence_system()
+
+
+@cuda.jit(cache=True)
+def publish(counts, slot, published, parity, cursors):
+    """This process's numbers of the level published, its inbox's cursors zeroed
+    (``_kernels_cpu.publish``); one thread."""
+    if thread_index() == 0:
+        published[parity * SHARED_CELLS] = counts[slot + Q_NORMAL]
+        published[parity * SHARED_CELLS + 1] = counts[slot + FV_NN]
+        published[parity * SHARED_CELLS + 2] = counts[UNVISITED_NN]
+        for sender in range(cursors.size):
+            cursors[sender] = 0
+
+
+@cuda.jit(cache=True)
+def decide_shared(counts, slot, factors, direction_optimizing, row, shared, published, parity):
+    """The numbers of all processes summed, then the level's plan (``_kernels_cpu.decide_shared``);
+    one thread."""
+    if thread_index() == 0:
+        for cell in range(SHARED_CELLS):
+            total = np.int64(0)
+            for process in range(len(published)):
+                total += published[process][parity * SHARED_CELLS + cell]
+            counts[shared + cell] = total
+        _decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
+
+
+@cuda.jit(cache=True)
+def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts, gpus_per_host):
+    """The level's nn pairs into their owners' inboxes (``_kernels_cpu.scatter_pairs``). A block
+    takes ``blockDim`` pairs at a time: it tallies them per owner in shared memory, reserves
+    each owner's run with one atomic on that owner's cursor (over NVLink), and every thread
+    stores its pair into its place; a fence then orders the stores before the barrier's
+    arrival."""
+    tally = cuda.shared.array(MAX_PEERS, np.int64)
+    base = cuda.shared.array(MAX_PEERS, np.int64)
+    processes = hosts * gpus_per_host
+    total = counts[PAIRS]
+    me_in_block = cuda.threadIdx.x
+    step = np.int64(cuda.gridDim.x) * cuda.blockDim.x
+    stored = False
+    for first in range(np.int64(cuda.blockIdx.x) * cuda.blockDim.x, total, step):
+        if me_in_block < processes:
+            tally[me_in_block] = 0
+        cuda.syncthreads()
+        item = first + me_in_block
+        owner, place, target = -1, np.int64(0), np.int64(0)
+        if item < total:
+            target = targets[item]
+            owner = (target % hosts) * gpus_per_host + (target // hosts) % gpus_per_host
+            place = cuda.atomic.add(tally, owner, 1)
+        cuda.syncthreads()
+        if me_in_block < processes and tally[me_in_block] > 0:
+            base[me_in_block] = cuda.atomic.add(cursors[me_in_block], me, tally[me_in_block])
+            if me_in_block != me:
+                cuda.atomic.add(counts, PAIRS_SENT, tally[me_in_block])
+        cuda.syncthreads()
+        if owner >= 0:
+            inboxes[owner][starts[owner * processes + me] + base[owner] + place] = \
+                ((target // processes) << 32) | sources[item]
+            stored = True
+        cuda.syncthreads()  # the tallies are read before the next step clears them
+    if stored:
+        cuda.threadfence_system()
+
+
+@cuda.jit(cache=True)
+def merge_marks(combined, marks, parity, me):
+    """Every process's marks of ``parity`` combined, this process's of the other parity zeroed
+    (``_kernels_cpu.merge_marks``); a grid-stride loop over the delegates."""
+    delegates = combined.size
+    own = marks[me]
+    for x in range(thread_index(), delegates, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
+        value = 0
+        for process in range(len(marks)):
+            value |= marks[process][parity * delegates + x]
+        combined[x] = value
+        own[(1 - parity) * delegates + x] = 0
+
+
+@cuda.jit(cache=True)
+def apply_inbox(inbox, cursors, starts, me, depth, parent, level, nd_indptr, nn_indptr, counts, slot, flags):
+    """The pairs of this process's inbox claimed (``_kernels_cpu.apply_inbox``); a grid-stride
+    loop over the pairs of every sender's region."""
+    block = cuda.shared.array(TALLIES, np.int64)
+    tally = cuda.local.array(TALLIES, np.int32)
+    for cell in range(TALLIES):
+        tally[cell] = 0
+    processes = cursors.size
+    total = np.int64(0)
+    for sender in range(processes):
+        total += cursors[sender]
+    for item in range(thread_index(), total, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
+        sender, rest = 0, item
+        while rest >= cursors[sender]:
+            rest -= cursors[sender]
+            sender += 1
+        pair = inbox[starts[me * processes + sender] + rest]
+        _claim_normal(pair >> 32, pair & 0xFFFFFFFF, depth, parent, level, nd_indptr, nn_indptr, tally, flags)
+    _add_tallies(tally, block, counts, slot)

@@ -113,6 +113,15 @@ class Options:
         On a GPU, launch a batch of levels as one CUDA graph, captured the second time the batch
         runs (every kernel's arguments but the root's are the same in every search; the root
         goes to the ``start`` kernel, outside the graph). Off: the batch's launches one by one.
+    peer_memory:
+        With several processes on one host, exchange through
+        :class:`~gpugraph.distributed.peer.PeerMemory` instead of collectives: nn pairs are
+        stored straight into their owners' inboxes, each process reads every process's delegate
+        marks, and the processes meet in barriers (kernels, on GPUs). A level then needs nothing
+        from the host, so the levels go in batches (CUDA graphs on GPUs) as with one process.
+        It takes the place of the collectives that ``blocking_reduction``, ``uniquify``,
+        ``local_all2all``, ``overlap`` and ``nn_backward`` tune, so it goes with their defaults
+        only.
     """
 
     direction_optimizing: bool = True
@@ -125,6 +134,7 @@ class Options:
     profile: bool = False
     levels_ahead: int | None = None
     cuda_graphs: bool = True
+    peer_memory: bool = False
 
 
 class Group:
@@ -267,6 +277,14 @@ class Searcher:
             raise InvalidParameterError(f"direction factors are needed for exactly {', '.join(DIRECTED_KINDS)}")
         if self.options.levels_ahead is not None and self.options.levels_ahead < 1:
             raise InvalidParameterError(f"levels_ahead must be at least 1, not {self.options.levels_ahead}")
+        options = self.options
+        tuned = [name for name, changed in (("blocking_reduction=False", not options.blocking_reduction),
+                                            ("uniquify", options.uniquify), ("local_all2all", options.local_all2all),
+                                            ("overlap", options.overlap), ("nn_backward", options.nn_backward))
+                 if changed]
+        if options.peer_memory and tuned:
+            raise InvalidParameterError("peer_memory takes the place of the collectives these options tune: "
+                                        f"{', '.join(tuned)}")
         backend = group.backend
         self.backend, self.xp = backend, backend.xp
         self._on_gpu = backend.is_cuda and not backend.simulated  # CuPy arrays (not the simulator's NumPy)
@@ -317,6 +335,9 @@ class Searcher:
             self.long_rows = xp.empty(d if backend.is_cuda else 0, dtype=np.int32)  # pull_delegates (CUDA)
             self.no_ids = xp.empty(0, dtype=np.int64)
             self.no_mark = xp.empty(0, dtype=np.uint8)  # the pass without the nd visit marks nothing
+        # Where the visits mark the delegates they find: ``new``, or with peer memory this
+        # process's marks of the level's parity (``new`` is then every process's marks combined).
+        self._mark = self.new
         host_ids = to_numpy(subgraphs.delegate_ids)
         self._delegates_by_id = np.argsort(host_ids)
         self._sorted_delegates = host_ids[self._delegates_by_id]
@@ -336,6 +357,9 @@ class Searcher:
         self._pinned_counts = None
         self._host_root = np.empty(kernel_cells.ROOT_CELLS, dtype=np.int64)
         self._pass_blocks = {}  # kernel key -> blocks of the pass over the normals (one wave)
+        self.peer = None
+        if self.options.peer_memory and group.size > 1:
+            self._share_peer_memory()
         if self._on_gpu:
             import cupyx
 
@@ -360,10 +384,11 @@ class Searcher:
         dict
             ``seconds`` (this process's wall time, device synchronised), ``levels``,
             ``directions`` (per level, ``{kind: "forward" | "backward"}``), ``frontiers`` (per
-            level, local normal and global delegate frontier sizes), ``phases`` (seconds per
-            :data:`PHASES` entry when profiling), ``level_seconds`` (when profiling),
-            ``nn_pairs_sent`` and ``nn_messages`` (pairs and non-empty messages this process sent to
-            others).
+            level, local normal and global delegate frontier sizes; with peer memory the global
+            normal frontier), ``phases`` (seconds per :data:`PHASES` entry when profiling),
+            ``level_seconds`` (when profiling), ``nn_pairs_sent`` and ``nn_messages`` (pairs and
+            non-empty messages this process sent to others; peer memory stores pairs and sends
+            no messages).
 
         Raises
         ------
@@ -377,8 +402,10 @@ class Searcher:
             root = int(self.relabeling.new_id[int(root)])
         stats = {"directions": [], "frontiers": [], "phases": dict.fromkeys(PHASES, 0.0), "nn_pairs_sent": 0,
                  "nn_messages": 0, "level_seconds": []}
-        alone = self.group.size == 1
-        batch = self.levels_ahead if alone and not self.options.profile else 1
+        # One process, or several with peer memory: each level plans itself, and the plan ends the
+        # search, on the device; else the host reads the global frontier before each level.
+        planned_on_device = self.group.size == 1 or self.peer is not None
+        batch = self.levels_ahead if planned_on_device and not self.options.profile else 1
         with self.backend.activate():
             self.backend.synchronize()
             started = time.perf_counter()
@@ -386,10 +413,10 @@ class Searcher:
             if batch == 1:  # else the first batch resets (inside its CUDA graph)
                 self._reset()
             level, counts = 0, None
-            read = (lambda _: self._read_counts()) if alone else self._shared_counts
+            read = (lambda _: self._read_counts()) if planned_on_device else self._shared_counts
             while True:
                 numbers = None
-                if not alone:  # the frontier is global; the nn pairs' buffers need the arcs
+                if not planned_on_device:  # the frontier is global; the nn pairs' buffers need the arcs
                     if counts is None:
                         counts = self._timed(stats, "counters", read, level)
                     numbers = _Level.read(counts, level)
@@ -408,6 +435,8 @@ class Searcher:
                 if levels < batch:
                     del stats["level_seconds"][level:]  # profiling: the level that found no frontier
                     break
+            if self.peer is not None:
+                stats["nn_pairs_sent"] = int(counts[kernel_cells.PAIRS_SENT])
             if self.group.size > 1:
                 self.group.allreduce_array(self.candidate, "max")
             self.backend.synchronize()
@@ -430,7 +459,7 @@ class Searcher:
         """
         for _ in range(2 if self._graphs_usable else 1):
             self.search(root)
-        if self.group.size > 1:  # NCCL opens the channels of the largest messages now
+        if self.group.size > 1 and self.peer is None:  # NCCL opens the channels of the largest messages now
             entries = min(config.GRAPH500_EXCHANGE_WARM_UP_ENTRIES, max(1, int(self.graph.nn.indices.size)))
             payload = self.xp.zeros(entries * self.group.size, dtype=np.int64)
             with self.backend.activate():
@@ -486,6 +515,9 @@ class Searcher:
     def _level(self, level: int, row: int, numbers: "_Level | None", stats: dict):
         """Launch level ``level`` (its plan's history in row ``row``); ``numbers``: the level's
         counters as read by the host (several processes), else ``None``."""
+        if self.peer is not None:
+            self._peer_level(level, row, stats)
+            return
         began = time.perf_counter()
         slot = np.int64((level % 2) * kernel_cells.SLOT)
         next_slot = np.int64(((level + 1) % 2) * kernel_cells.SLOT)
@@ -507,14 +539,123 @@ class Searcher:
             self.backend.synchronize()
             stats["level_seconds"].append(time.perf_counter() - began)
 
+    # --- several processes through peer memory ---------------------------------------------------
+    def _share_peer_memory(self):
+        """Set up ``Options.peer_memory`` (collective): this process's inbox, sized for the nn arcs
+        of every process into its normals (one all-reduce of the counts per sender and owner),
+        its marks of both parities, the published numbers, the barrier's and the inbox's cursor
+        cells, all in a :class:`~gpugraph.distributed.peer.PeerMemory`; a local buffer for the
+        nn pairs of a level (at most this process's nn arcs).
+
+        Raises
+        ------
+        InvalidParameterError
+            If the graph has vertex ids past 31 bits (a pair is one int64 in an inbox) or, on
+            GPUs, more processes than ``_kernels_cuda.MAX_PEERS``.
+        """
+        from gpugraph.backend.kernels import kernel_tuple
+        from gpugraph.distributed.peer import PeerMemory
+
+        graph, group, xp, backend = self.graph, self.group, self.xp, self.backend
+        processes, layout = group.size, graph.layout
+        if pair_entries(graph.num_vertices) != 1:
+            raise InvalidParameterError(f"peer_memory holds vertex ids of up to {PAIR_ID_BITS} bits; "
+                                        f"this graph has {graph.num_vertices} vertices")
+        if backend.is_cuda and processes > getattr(self.kernels, "MAX_PEERS", processes):
+            raise InvalidParameterError(f"peer_memory runs at most {self.kernels.MAX_PEERS} processes, "
+                                        f"not {processes}")
+        with backend.activate():
+            owners = layout.owner(graph.nn.indices)
+            sends = to_numpy(xp.bincount(owners, minlength=processes)) if owners.size else np.zeros(processes)
+        row = np.zeros((processes, processes), dtype=np.int64)
+        row[group.rank] = sends
+        capacity = group.allreduce(row.reshape(-1)).reshape(processes, processes)  # [sender, owner]
+        # starts[owner, sender]: where the sender's region of the owner's inbox begins.
+        starts = np.zeros((processes, processes), dtype=np.int64)
+        starts[:, 1:] = np.cumsum(capacity.T, axis=1)[:, :-1]
+        delegates = int(self.new.size)
+        self.peer = PeerMemory(group.comm, backend, {
+            "arrivals": (2, np.int64), "cursors": (processes, np.int64),
+            "published": (2 * kernel_cells.SHARED_CELLS, np.int64), "marks": (2 * delegates, np.uint8),
+            "inbox": (int(capacity[:, group.rank].sum()), np.int64)})
+        with backend.activate():
+            self._peer_starts = xp.asarray(starts.reshape(-1))
+            arcs = max(1, int(graph.nn.indices.size))
+            self._pair_buffers = (xp.empty(arcs, dtype=np.int64), xp.empty(arcs, dtype=np.int64))
+        self._peers = {name: kernel_tuple(self.peer.peers[name], backend)
+                       for name in ("arrivals", "cursors", "published", "marks", "inbox")}
+        marks = self.peer.own["marks"]
+        self._mark_views = (marks[:delegates], marks[delegates:])
+        self._rank = np.int64(group.rank)
+
+    def _peer_level(self, level: int, row: int, stats: dict):
+        """Launch level ``level`` with peer memory (the protocol: ``_kernels_cpu``, "peer memory")."""
+        began = time.perf_counter()
+        parity = np.int64(level % 2)
+        slot = np.int64(parity * kernel_cells.SLOT)
+        next_slot = np.int64((1 - parity) * kernel_cells.SLOT)
+        self._mark = self._mark_views[parity]
+        self._timed(stats, "counters", self._share_numbers, slot, row, parity)
+        self._timed(stats, "delegate_visits", self._delegate_visits, level, slot, next_slot)
+        self._timed(stats, "normal_visits", self._normal_pass, np.int32(level), next_slot,
+                    kernel_cells.PASS_VISITS & ~kernel_cells.NN_BACKWARD, self._pair_buffers)
+        self._timed(stats, "normal_exchange", self._exchange_through_peers, level, next_slot, parity)
+        self._timed(stats, "close", self._close, level)
+        if self.options.profile:
+            self.backend.synchronize()
+            stats["level_seconds"].append(time.perf_counter() - began)
+
+    def _share_numbers(self, slot, row: int, parity):
+        """Publish this process's numbers of the level, meet the peers, and plan the level on the
+        sums (``_kernels_cpu.publish``, ``decide_shared``)."""
+        own = self.peer.own
+        self._run("publish", 1, 1, self.counts, slot, own["published"], parity, own["cursors"])
+        self._meet()
+        self._run("decide_shared", 1, 1, self.counts, slot, self.factors, self.options.direction_optimizing,
+                  np.int64(row), np.int64(self._shared_cell), self._peers["published"], parity)
+
+    def _exchange_through_peers(self, level: int, next_slot, parity):
+        """The level's nn pairs into their owners' inboxes, a meeting, then every process's marks
+        combined into ``new`` and this process's inbox claimed (``_kernels_cpu.scatter_pairs``,
+        ``merge_marks``, ``apply_inbox``)."""
+        graph, backend, peers = self.graph, self.backend, self._peers
+        layout = graph.layout
+        blocks = backend.blocks_for(int(self._pair_buffers[0].size)) if backend.is_cuda else 1
+        resident = max(1, backend.multiprocessors()) * config.GRAPH500_PEER_BLOCKS_PER_SM if backend.is_cuda else 1
+        self._run("scatter_pairs", min(blocks, resident), backend.threads_per_block(), *self._pair_buffers,
+                  self.counts, peers["inbox"], peers["cursors"], self._peer_starts, self._rank,
+                  np.int64(layout.hosts), np.int64(layout.gpus_per_host))
+        self._meet()
+        delegates = int(self.new.size)
+        self._run("merge_marks", min(backend.blocks_for(delegates), resident) if backend.is_cuda else 1,
+                  backend.threads_per_block(), self.new, peers["marks"], parity, self._rank)
+        own = self.peer.own
+        self._run("apply_inbox", resident, backend.threads_per_block(), own["inbox"], own["cursors"],
+                  self._peer_starts, self._rank, self.depth, self.parent, np.int32(level), graph.nd.indptr,
+                  graph.nn.indptr, self.counts, next_slot, self.flags)
+
+    def _meet(self):
+        """Wait for every process to get here: a barrier kernel on GPUs, the host's elsewhere."""
+        if self.peer.on_device:
+            self._gpu("barrier", 1, 1, self._peers["arrivals"], self._rank)
+        else:
+            self.peer.barrier()
+
+    def _run(self, name: str, blocks: int, threads: int, *arguments):
+        """Kernel ``name`` on this process's device (``blocks`` x ``threads`` on a GPU)."""
+        if self.backend.is_cuda:
+            self._gpu(name, max(1, blocks), threads, *arguments)
+        else:
+            self._cpu(getattr(self.kernels, name), *arguments)
+
     def _record(self, counts: np.ndarray, batch: int, stats: dict) -> int:
         """The frontiers and directions of a batch's levels from the history rows in ``counts``
-        (read after the batch) into ``stats``; returns how many of them had a frontier (alone:
-        the search ended at the first that had none; several processes: the host checked)."""
+        (read after the batch) into ``stats``; returns how many of them had a frontier (alone or
+        with peer memory: the search ended at the first that had none; else the host checked)."""
         for row in range(batch):
             q_normal, q_delegate, backward = (int(value) for value in counts[kernel_cells.HISTORY:][
                 row * kernel_cells.HISTORY_CELLS:][:kernel_cells.HISTORY_CELLS])
-            if self.group.size == 1 and q_normal + q_delegate == 0:
+            if (self.group.size == 1 or self.peer is not None) and q_normal + q_delegate == 0:
                 return row
             stats["directions"].append({kind: "backward" if backward >> bit & 1 else "forward"
                                         for bit, kind in enumerate(DIRECTED_KINDS)})
@@ -549,6 +690,12 @@ class Searcher:
                 array.data.memset_async(0xFF, array.nbytes)
             else:
                 array.fill(-1)
+        if self.peer is not None:  # no peer reads them now: the last search ended with a collective
+            marks = self.peer.own["marks"]
+            if self._on_gpu:
+                marks.data.memset_async(0, marks.nbytes)
+            else:
+                marks.fill(0)
         segments = self.normals_with_arcs.size
         self.flags[2 * segments:3 * segments] = self.normals_with_arcs
         arguments = (self.depth, self.parent, self.new, self.candidate, self.root_cells, graph.nd.indptr,
@@ -590,14 +737,14 @@ class Searcher:
         before), so the host knows which collectives the level needs."""
         plan = counts.copy()
         kernel_cells.decide(plan, np.int64((level % 2) * kernel_cells.SLOT), self._host_factors,
-                            self.options.direction_optimizing, False, np.int64(0), np.int64(self._shared_cell))
+                            self.options.direction_optimizing, False, np.int64(0), np.int64(self._shared_cell), False)
         return int(plan[kernel_cells.PLAN_VISITS])
 
     def _decide(self, slot, row: int):
         """The plan of the level whose numbers are in counter slot ``slot`` (``_kernels_cpu.decide``)."""
         shared = self._shared_cell if self._bitmap_share else -1  # several processes deciding nn together
         arguments = (self.counts, slot, self.factors, self.options.direction_optimizing, self.group.size == 1,
-                     np.int64(row), np.int64(shared))
+                     np.int64(row), np.int64(shared), False)
         if self.backend.is_cuda:
             self._gpu("decide", 1, 1, *arguments)
         else:
@@ -630,7 +777,7 @@ class Searcher:
         self._pull_delegates("dd", level, self.delegate_depth, graph.delegate_ids, cells.PULL_DD)
         self._push(slot, level, next_slot)
         self._pull_delegates("dn", level, self.depth, self.no_ids, cells.PULL_DN)
-        if self.group.size > 1:
+        if self.group.size > 1 and self.peer is None:
             self._normal_pass(level, next_slot, cells.ND_FORWARD)
 
     def _normal_visits(self, level, slot, next_slot, numbers: "_Level | None"):
@@ -758,7 +905,7 @@ class Searcher:
         rows are long and skewed)."""
         graph = self.graph
         arguments = (graph.dd.indptr, graph.dd.indices, graph.dn.indptr, graph.dn.indices, *self.queues["dd"],
-                     *self.queues["dn"], slot, graph.delegate_ids, self.delegate_depth, self.new, self.candidate,
+                     *self.queues["dn"], slot, graph.delegate_ids, self.delegate_depth, self._mark, self.candidate,
                      self.depth, self.parent, level, graph.nd.indptr, graph.nn.indptr, self.counts, next_slot,
                      self.flags)
         if self.backend.is_cuda:
@@ -776,7 +923,7 @@ class Searcher:
         # Without the nd visit the delegate marks are not passed: a non-blocking reduction may be
         # writing them (and the CUDA simulator copies every argument back after the kernel).
         nd_forward = allowed & kernel_cells.ND_FORWARD
-        new, candidate = (self.new, self.candidate) if nd_forward else (self.no_mark, no_ids)
+        new, candidate = (self._mark, self.candidate) if nd_forward else (self.no_mark, no_ids)
         arguments = (self.depth, self.parent, np.int32(level), np.int64(allowed), graph.nd.indptr, graph.nd.indices,
                      graph.nn.indptr, graph.nn.indices, self.delegate_depth, new, candidate, graph.delegate_ids,
                      self.stride, self.offset, self.counts, next_slot, self.flags, targets, sources)
@@ -795,7 +942,7 @@ class Searcher:
         then a block per remaining long row (``_kernels_cuda.pull_delegates``, ``pull_long_rows``,
         which finds no rows queued when the visit did not run)."""
         csr = getattr(self.graph, kind)
-        arguments = (csr.indptr, csr.indices, self.new, self.candidate, level, self.delegate_depth, column_depth,
+        arguments = (csr.indptr, csr.indices, self._mark, self.candidate, level, self.delegate_depth, column_depth,
                      column_ids, self.stride, self.offset)
         if not self.backend.is_cuda:
             self._cpu(self.kernels.pull_delegates, *arguments, self.counts, np.int64(visit))

@@ -304,6 +304,29 @@ def test_gloo_processes_give_validated_trees(processes, gpus_per_host, options):
     assert many["nn_pairs_sent"] > 0 and many["nn_messages"] > 0
 
 
+@pytest.mark.parametrize(("processes", "gpus_per_host", "options"), [
+    (2, 1, Options(peer_memory=True)),
+    (3, 1, Options(peer_memory=True, levels_ahead=2)),
+    (4, 2, Options(peer_memory=True, direction_optimizing=False)),
+])
+def test_peer_memory_processes_give_validated_trees(processes, gpus_per_host, options):
+    """Pairs stored into the owners' inboxes and marks read from every process's block (files in
+    shared memory on the CPU), the processes meeting at barriers, the levels planned and ended on
+    the devices: the same trees, levels and searched edges as one process."""
+    one = harness.run(10, processes=1, roots=3)
+    many = harness.run(10, processes=processes, gpus_per_host=gpus_per_host, roots=3, options=options)
+    assert many["nedge"] == one["nedge"] and many["levels"] == one["levels"]  # every tree validated on rank 0
+    assert many["nn_pairs_sent"] > 0 and many["nn_messages"] == 0
+
+
+def test_peer_memory_refuses_the_options_of_collectives():
+    sources, targets, n = _edges(scale=6)
+    for options in (Options(peer_memory=True, uniquify=True), Options(peer_memory=True, blocking_reduction=False),
+                    Options(peer_memory=True, nn_backward=True)):
+        with pytest.raises(InvalidParameterError, match="peer_memory takes the place"):
+            _searcher(sources, targets, n, options=options)
+
+
 def test_torchrun_job_of_two_hosts_gives_validated_trees(tmp_path):
     """``gpugraph graph500`` as ranks of a torchrun job: two "hosts" of two ranks each on this
     machine (static rendezvous), the layout's GPUs per host taken from torchrun."""
@@ -409,10 +432,12 @@ def test_cuda_kernels_under_the_simulator(options, threshold):
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
 @pytest.mark.parametrize("options", [Options(uniquify=True, blocking_reduction=False), Options(overlap=True),
-                                     Options(nn_backward=True)])
+                                     Options(nn_backward=True), Options(peer_memory=True, levels_ahead=3)])
 def test_cuda_kernels_of_several_processes_under_the_simulator(options):
     """The nn pair kernels (push_pairs, apply_pairs) run only with several processes; with
-    ``overlap`` the pairs travel while the delegate kernels run."""
+    ``overlap`` the pairs travel while the delegate kernels run; with peer memory the pairs are
+    stored into the peers' inboxes (scatter_pairs, apply_inbox, merge_marks, decide_shared) and
+    levels go in batches."""
     record = harness.run(6, processes=2, device="cuda", roots=2, options=options, edge_factor=8)
     reference = harness.run(6, processes=1, device="cpu", roots=2, edge_factor=8)
     assert record["nedge"] == reference["nedge"] and record["levels"] == reference["levels"]
@@ -449,7 +474,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
         (kernels.close_delegates, (searcher.new, searcher.delegate_depth, level, searcher.degree["dd"],
                                    searcher.degree["dn"], *searcher.queues["dd"], *searcher.queues["dn"], counts, slot,
                                    np.int64(0))),
-        (kernels.decide, (counts, slot, searcher.factors, True, True, np.int64(0), np.int64(-1))),
+        (kernels.decide, (counts, slot, searcher.factors, True, True, np.int64(0), np.int64(-1), False)),
         (kernels.frontier_bits, (searcher.depth, level, counts, np.zeros(8, dtype=np.uint8))),
         *((kernels.pull_normals, (searcher.depth, parent, level, nd.indptr, nn.indptr, nn.indices,
                                   np.zeros(16, dtype=np.uint8), np.int64(8), np.int64(2), np.int64(1), counts, slot,
@@ -457,6 +482,22 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
           for parent in (searcher.parent, searcher.parent.astype(np.int64))),
         (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, searcher.root_cells,
                          nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5), flags)),
+    ]
+    # Peer memory: the peers' arrays as tuples a kernel indexes with a process number.
+    peers, cells = 3, np.zeros(2, dtype=np.int64)
+    inboxes = tuple(np.zeros(6, dtype=np.int64) for _ in range(peers))
+    cursors = tuple(np.zeros(peers, dtype=np.int64) for _ in range(peers))
+    marks = tuple(np.zeros(2 * searcher.new.size, dtype=np.uint8) for _ in range(peers))
+    published = tuple(np.zeros(6, dtype=np.int64) for _ in range(peers))
+    starts, me = np.zeros(peers * peers, dtype=np.int64), np.int64(1)
+    launches += [
+        (kernels.barrier, ((cells, cells.copy(), cells.copy()), me)),
+        (kernels.publish, (counts, slot, published[1], np.int64(0), cursors[1])),
+        (kernels.decide_shared, (counts, slot, searcher.factors, True, np.int64(0), np.int64(40), published,
+                                 np.int64(1))),
+        (kernels.scatter_pairs, (*pairs, counts, inboxes, cursors, starts, me, np.int64(3), np.int64(1))),
+        (kernels.merge_marks, (searcher.new, marks, np.int64(0), me)),
+        (kernels.apply_inbox, (inboxes[1], cursors[1], starts, me, searcher.depth, searcher.parent, *tail, flags)),
     ]
     for kernel, arguments in launches:
         assert ".target sm_90" in ptx_of(kernel, arguments), kernel

@@ -1,0 +1,157 @@
+"""Memory that every process of one host reads and writes directly (no collective in between).
+
+A :class:`PeerMemory` gives each process of a job a block of named arrays and opens every other
+process's block in its own address space, so a kernel of one process can store into (and
+atomically add to) a peer's arrays, and a process orders its work with its peers by a barrier
+instead of a collective call. On GPUs the blocks are device memory shared by CUDA IPC (each block
+one ``cudaMalloc``, its handle all-gathered once, the peers' blocks opened with peer access:
+NVLink stores and atomics between the GPUs of a host); the barrier is then a kernel
+(:func:`gpugraph.graph500._kernels_cuda.barrier`), so a process launches a whole round of
+kernels and barriers without waiting, and a CUDA graph can hold them. On the CPU and under the
+CUDA simulator the blocks are files in shared memory (``/dev/shm``) mapped by every process, and
+the barrier is the process group's (:meth:`PeerMemory.barrier`): the same kernels and protocol,
+testable without a GPU.
+
+Why: with one process per GPU, every collective call of torch.distributed costs ~85-90 us of
+host time, and a search that waits for the host between its levels loses ~2 ms a level on 4
+GPUs (docs/graph500.md, "Weak scaling"); peer stores need no host at all.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import socket
+import tempfile
+
+import numpy as np
+
+from gpugraph.errors import DistributedError
+
+#: Bytes each array of a block starts at a multiple of (CUDA's allocation alignment).
+ALIGNMENT = 256
+#: Where the CPU blocks are created (memory-backed on Linux); the temporary folder elsewhere.
+SHARED_MEMORY_FOLDER = "/dev/shm"
+
+
+class PeerMemory:
+    """The arrays ``fields`` in a block of every process of the group, each process's block
+    opened by all (collective: every process constructs it with the same ``fields``).
+
+    Parameters
+    ----------
+    comm:
+        The :class:`~gpugraph.distributed.comm.Communicator` of the job (its processes must all
+        run on one host).
+    backend:
+        This process's backend: a GPU (CUDA IPC), the CPU or the simulator (shared-memory files).
+    fields:
+        ``{name: (entries, dtype)}``, the same names and dtypes on every process (the entries
+        may differ); every array starts zeroed.
+
+    Attributes
+    ----------
+    own:
+        ``{name: array}`` of this process's block (CuPy on a GPU, else NumPy).
+    peers:
+        ``{name: tuple}``: the array of every process, in rank order (this process's own among
+        them), what a kernel indexes with a process number.
+    on_device:
+        Whether the blocks are GPU memory (then the barrier is a kernel's job).
+
+    Raises
+    ------
+    DistributedError
+        If the processes are not all on one host, or a block cannot be shared.
+    """
+
+    def __init__(self, comm, backend, fields: dict):
+        self.comm, self.backend = comm, backend
+        self.on_device = backend.is_cuda and not backend.simulated
+        hosts = {bytes(name).decode() for name in comm.all_gather(_text_bytes(socket.gethostname()))}
+        if len(hosts) > 1:
+            raise DistributedError(f"peer memory needs every process on one host; the job spans {sorted(hosts)}")
+        entries = np.asarray([int(count) for count, _ in fields.values()], dtype=np.int64)
+        every_entries = comm.all_gather(entries)
+        # Per process: {name: (byte offset, entries, dtype)} of its block, and the block's bytes.
+        self._places, self._sizes = [], []
+        for counts in every_entries:
+            places, size = {}, 0
+            for (name, (_, dtype)), count in zip(fields.items(), counts):
+                dtype = np.dtype(dtype)
+                places[name] = (size, int(count), dtype)
+                size += -(-max(1, int(count)) * dtype.itemsize // ALIGNMENT) * ALIGNMENT
+            self._places.append(places)
+            self._sizes.append(size)
+        blocks = self._share_device_blocks() if self.on_device else self._share_host_blocks()
+        arrays = [self._arrays(block, places) for block, places in zip(blocks, self._places)]
+        self.own = arrays[comm.rank]
+        self.peers = {name: tuple(process[name] for process in arrays) for name in fields}
+
+    def barrier(self) -> None:
+        """Wait until every process has got here (the host's barrier, for the CPU and simulator
+        blocks; on GPUs the processes meet in a kernel instead)."""
+        self.comm.dist.barrier()
+
+    @staticmethod
+    def _arrays(block, places) -> dict:
+        return {name: block(offset, entries, dtype) for name, (offset, entries, dtype) in places.items()}
+
+    def _share_device_blocks(self) -> list:
+        import cupy
+
+        runtime = cupy.cuda.runtime
+        with self.backend.activate():
+            size = self._sizes[self.comm.rank]
+            memory = cupy.cuda.Memory(size)
+            memory_pointer = cupy.cuda.MemoryPointer(memory, 0)
+            memory_pointer.memset(0, size)
+            cupy.cuda.Device(self.backend.device_id).synchronize()
+            try:
+                handle = runtime.ipcGetMemHandle(memory.ptr)
+            except runtime.CUDARuntimeError as error:
+                raise DistributedError(f"GPU {self.backend.device_id} cannot share its memory by CUDA IPC: {error}") from None
+            handles = self.comm.all_gather(np.frombuffer(handle, dtype=np.uint8))
+            pointers = []
+            for rank, peer_handle in enumerate(handles):
+                if rank == self.comm.rank:
+                    pointers.append(memory_pointer)
+                    continue
+                try:
+                    address = runtime.ipcOpenMemHandle(bytes(peer_handle), runtime.cudaIpcMemLazyEnablePeerAccess)
+                except runtime.CUDARuntimeError as error:
+                    raise DistributedError(f"process {self.comm.rank} cannot open the memory of process {rank}: "
+                                           f"{error}") from None
+                shared = cupy.cuda.UnownedMemory(address, self._sizes[rank], self, device_id=self.backend.device_id)
+                pointers.append(cupy.cuda.MemoryPointer(shared, 0))
+        self._memory = memory  # this process's block lives as long as the peer memory
+
+        def block_of(pointer):
+            return lambda offset, entries, dtype: cupy.ndarray(entries, dtype, pointer + offset)
+
+        return [block_of(pointer) for pointer in pointers]
+
+    def _share_host_blocks(self) -> list:
+        folder = SHARED_MEMORY_FOLDER if os.path.isdir(SHARED_MEMORY_FOLDER) else tempfile.gettempdir()
+        handle, path = tempfile.mkstemp(prefix="gpugraph-peer-", dir=folder)
+        try:
+            os.ftruncate(handle, self._sizes[self.comm.rank])  # a new file reads as zeros
+            paths = [bytes(name).decode() for name in self.comm.all_gather(_text_bytes(path))]
+            maps = []
+            for peer_path, size in zip(paths, self._sizes):
+                with open(peer_path, "r+b") as peer_file:
+                    maps.append(mmap.mmap(peer_file.fileno(), size))
+            self.barrier()  # every process has mapped every file: the names can go
+        finally:
+            os.close(handle)
+            os.unlink(path)
+
+        def block_of(shared):
+            buffer = np.frombuffer(shared, dtype=np.uint8)
+            return lambda offset, entries, dtype: buffer[offset:offset + entries * dtype.itemsize].view(dtype)
+
+        return [block_of(shared) for shared in maps]
+
+
+def _text_bytes(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode(), dtype=np.uint8)

@@ -1,0 +1,58 @@
+"""``gpugraph.distributed.peer.PeerMemory`` on the CPU: blocks in shared memory that every process
+reads and writes, ordered by the group's barrier."""
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch", reason="the distributed runtime needs PyTorch (the test extra installs the CPU build)")
+
+from gpugraph.distributed.runner import launch  # noqa: E402
+from gpugraph.errors import DistributedError  # noqa: E402
+
+
+def _write_to_every_peer(rank, kind, folder):
+    """Each process stores its rank into its cell of every process's block (the blocks differ in
+    size), meets the others, and writes what its own block holds."""
+    from gpugraph.backend import get_backend
+    from gpugraph.distributed.comm import Communicator
+    from gpugraph.distributed.peer import PeerMemory
+
+    backend = get_backend("cpu")
+    comm = Communicator(backend)
+    memory = PeerMemory(comm, backend, {"seen": (comm.size, np.int64), "room": (rank + 1, np.uint8)})
+    assert np.all(memory.own["seen"] == 0) and memory.own["room"].size == rank + 1
+    memory.barrier()  # nobody stores before everyone has looked
+    for block in memory.peers["seen"]:
+        block[rank] = rank + 10
+    memory.peers["room"][(rank + 1) % comm.size][:] = 7
+    memory.barrier()
+    record = {"seen": memory.own["seen"].tolist(), "room": memory.own["room"].tolist(),
+              "sizes": [block.size for block in memory.peers["room"]]}
+    (folder / f"rank-{rank}.json").write_text(json.dumps(record))
+
+
+def test_every_process_sees_what_the_others_stored(tmp_path):
+    launch(_write_to_every_peer, 3, "cpu", tmp_path)
+    for rank in range(3):
+        record = json.loads((tmp_path / f"rank-{rank}.json").read_text())
+        assert record["seen"] == [10, 11, 12]
+        assert record["room"] == [7] * (rank + 1) and record["sizes"] == [1, 2, 3]
+
+
+def _peer_memory_across_hosts(rank, kind):
+    import socket
+
+    from gpugraph.backend import get_backend
+    from gpugraph.distributed.comm import Communicator
+    from gpugraph.distributed.peer import PeerMemory
+
+    socket.gethostname = lambda: f"host-{rank}"
+    backend = get_backend("cpu")
+    PeerMemory(Communicator(backend), backend, {"cells": (4, np.int64)})
+
+
+def test_processes_on_several_hosts_are_refused():
+    with pytest.raises(DistributedError, match="one host"):
+        launch(_peer_memory_across_hosts, 2, "cpu")
