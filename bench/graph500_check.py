@@ -4,14 +4,15 @@ One device call runs, in order (each step prints its lines and the JSON grows as
 
 1. ``check``: scale 18, 8 roots, every tree validated (also compiles the kernels: the first
    search's compile time is printed);
-2. ``main``: scale ``--scale`` per GPU, 64 roots, validated, the reference's output block;
+2. ``main``: scale ``--scale`` per GPU, 64 roots, validated, the reference's output block
+   (``quick``, not among the defaults: 16 roots, not validated, before it);
 3. ``profile``: the same graph, 8 roots with the per-phase timers (Figure 8's breakdown);
 4. ``options``: DO off (with the per-phase timers); with one process the levels launched one
    by one, in batches, in batches from a CUDA graph; with several processes the base case,
-   non-blocking reduction (IR), uniquify (U), the pairs sent while the delegate visits run (O,
-   alone and with IR), nn visits allowed backward over a gathered frontier bitmap (B, alone
-   and with O), with several GPUs per host local all-to-all (L, alone and with U); 16
-   roots each, without timers (their synchronisations would undo the overlaps; the
+   exchange through peer memory (P), non-blocking reduction (IR), uniquify (U), the pairs sent
+   while the delegate visits run (O, alone and with IR), nn visits allowed backward over a
+   gathered frontier bitmap (B, alone and with O), with several GPUs per host local
+   all-to-all (L, alone and with U); 16 roots each, without timers (their synchronisations would undo the overlaps; the
    ``profile`` step gives the base case's breakdown, Figure 8);
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each
    (``factors``: the direction factors of one kind at a time around the defaults, 64 roots each);
@@ -91,6 +92,8 @@ def main() -> int:
     if "check" in steps:
         run("check", min(18, scale), 8, options=Options(**chosen))
         print("compile:", [(item.kernel, round(item.seconds, 2)) for item in compile_report()], flush=True)
+    if "quick" in steps:  # a first timing: 16 roots, not validated
+        run("quick", scale, 16, validate=False, options=Options(**chosen))
     if "main" in steps:
         record = run("main", scale, 64, options=Options(**chosen))
         print("first search:", record["first_search"], flush=True)
@@ -103,7 +106,8 @@ def main() -> int:
             variants.update({"level by level": Options(levels_ahead=1), "batches, no graph": Options(cuda_graphs=False),
                              "batches as CUDA graphs": Options()})
         if args.gpus > 1:  # not profiled: the timers' device synchronisations would undo the overlaps
-            variants.update({"base": Options(), "IR": Options(blocking_reduction=False), "U": Options(uniquify=True),
+            variants.update({"base": Options(), "P": Options(peer_memory=True),
+                             "IR": Options(blocking_reduction=False), "U": Options(uniquify=True),
                              "O": Options(overlap=True), "O+IR": Options(overlap=True, blocking_reduction=False),
                              "B": Options(nn_backward=True), "B+O": Options(nn_backward=True, overlap=True)})
         if args.gpus_per_host > 1:

@@ -331,3 +331,6 @@ GRAPH500_EXCHANGE_WARM_UP_ENTRIES = 1 << 23
 #: the delegates (``Options.peer_memory``: scatter into the owners' inboxes, claim the inbox,
 #: combine the marks); like the forward delegate visits, most levels have little to do.
 GRAPH500_PEER_BLOCKS_PER_SM = 8
+#: Polls of a barrier kernel (peer memory, ~0.5-1 us each) before it gives up on its peers and
+#: flags the search as failed: ~30-60 s, longer than a peer's first-search kernel compilation.
+PEER_BARRIER_SPINS = 1 << 26

@@ -599,13 +599,15 @@ MAX_PEERS = 64
 
 
 @cuda.jit(cache=True)
-def barrier(arrivals, me):
+def barrier(arrivals, me, spins):
     """Every process of the peer memory waits here until all have arrived; one thread. Cell 0 of
     each process's ``arrivals`` counts the arrivals at it (every process adds one to every
     process's cell), cell 1 (its own only) how many it has waited for so far, so the count never
     goes back and a process that runs ahead to the next barrier cannot be confused with this
     one. The fences order this process's earlier stores (its inbox pairs, its marks) before its
-    arrival, and its peers' before what it reads after."""
+    arrival, and its peers' before what it reads after. A wait longer than ``spins`` polls
+    (tens of seconds: a peer died or hangs) sets cell 2, and every later barrier of this
+    process passes at once, so the host finds the flag instead of a hang."""
     if thread_index() == 0:
         processes = len(arrivals)
         cuda.threadfence_system()
@@ -614,8 +616,12 @@ def barrier(arrivals, me):
         own = arrivals[me]
         expected = own[1] + processes
         own[1] = expected
-        while cuda.atomic.add(own, 0, 0) < expected:
+        polls = np.int64(0)
+        while own[2] == 0 and cuda.atomic.add(own, 0, 0) < expected:
             cuda.nanosleep(64)
+            polls += 1
+            if polls > spins:
+                own[2] = 1
         cuda.threadfence_system()
 
 

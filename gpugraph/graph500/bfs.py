@@ -58,7 +58,7 @@ import numpy as np
 from gpugraph import config
 from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import BoundLaunch, dynamic_schedule, resident_blocks, run_cpu_kernel
-from gpugraph.errors import InvalidParameterError, VertexIdError
+from gpugraph.errors import DistributedError, InvalidParameterError, VertexIdError
 from gpugraph.graph500 import _kernels_cpu as kernel_cells
 
 #: Kinds of visit that choose a direction (nn only when one process runs alone).
@@ -394,6 +394,9 @@ class Searcher:
         ------
         VertexIdError
             If ``root`` is not a vertex.
+        DistributedError
+            With peer memory on GPUs, if this process waited at a barrier for tens of seconds
+            (``config.PEER_BARRIER_SPINS``): a peer died or hangs.
         """
         graph = self.graph
         if not 0 <= int(root) < graph.num_vertices:
@@ -442,6 +445,9 @@ class Searcher:
             self.backend.synchronize()
         stats["seconds"] = time.perf_counter() - started
         stats["levels"] = level
+        if self.peer is not None and self.peer.on_device and int(self.peer.own["arrivals"][2]):
+            raise DistributedError(f"process {self.group.rank} waited at a barrier for longer than "
+                                   f"{config.PEER_BARRIER_SPINS} polls: a peer process died or hangs")
         return stats
 
     def warm_up(self, root: int) -> None:
@@ -575,7 +581,7 @@ class Searcher:
         starts[:, 1:] = np.cumsum(capacity.T, axis=1)[:, :-1]
         delegates = int(self.new.size)
         self.peer = PeerMemory(group.comm, backend, {
-            "arrivals": (2, np.int64), "cursors": (processes, np.int64),
+            "arrivals": (3, np.int64), "cursors": (processes, np.int64),
             "published": (2 * kernel_cells.SHARED_CELLS, np.int64), "marks": (2 * delegates, np.uint8),
             "inbox": (int(capacity[:, group.rank].sum()), np.int64)})
         with backend.activate():
@@ -637,7 +643,7 @@ class Searcher:
     def _meet(self):
         """Wait for every process to get here: a barrier kernel on GPUs, the host's elsewhere."""
         if self.peer.on_device:
-            self._gpu("barrier", 1, 1, self._peers["arrivals"], self._rank)
+            self._gpu("barrier", 1, 1, self._peers["arrivals"], self._rank, np.int64(config.PEER_BARRIER_SPINS))
         else:
             self.peer.barrier()
 

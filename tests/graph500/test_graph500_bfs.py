@@ -484,14 +484,14 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                          nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5), flags)),
     ]
     # Peer memory: the peers' arrays as tuples a kernel indexes with a process number.
-    peers, cells = 3, np.zeros(2, dtype=np.int64)
+    peers, cells = 3, np.zeros(3, dtype=np.int64)
     inboxes = tuple(np.zeros(6, dtype=np.int64) for _ in range(peers))
     cursors = tuple(np.zeros(peers, dtype=np.int64) for _ in range(peers))
     marks = tuple(np.zeros(2 * searcher.new.size, dtype=np.uint8) for _ in range(peers))
     published = tuple(np.zeros(6, dtype=np.int64) for _ in range(peers))
     starts, me = np.zeros(peers * peers, dtype=np.int64), np.int64(1)
     launches += [
-        (kernels.barrier, ((cells, cells.copy(), cells.copy()), me)),
+        (kernels.barrier, ((cells, cells.copy(), cells.copy()), me, np.int64(100))),
         (kernels.publish, (counts, slot, published[1], np.int64(0), cursors[1])),
         (kernels.decide_shared, (counts, slot, searcher.factors, True, np.int64(0), np.int64(40), published,
                                  np.int64(1))),
