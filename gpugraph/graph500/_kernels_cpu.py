@@ -346,9 +346,8 @@ def decide(counts, slot, factors, direction_optimizing, alone, row, shared, peer
     a kind with no frontier keeps its way. A visit is planned when its side has a frontier and
     it has arcs to follow (forward) or vertices to find (backward). Alone, an empty frontier ends
     the search; with several processes the host decides that (the frontier is global), unless
-    ``peer``: then ``counts[shared:]`` holds the summed numbers (:func:`decide_shared`), nn
-    stays forward, the summed normal frontier goes into the history and an empty global frontier
-    ends the search on the device. The CUDA twin compiles this function's Python source."""
+    ``peer``: then the summed normal frontier (:func:`decide_shared`) goes into the history and
+    an empty global frontier ends the search on the device. The CUDA twin compiles this function's Python source."""
     q_normal, fv_nd, fv_nn = counts[slot + Q_NORMAL], counts[slot + FV_ND], counts[slot + FV_NN]
     q_delegate = counts[slot + DD_QUEUE] >> ARC_BITS
     fv_dd, fv_dn = counts[slot + DD_QUEUE] & ARC_MASK, counts[slot + DN_QUEUE] & ARC_MASK
@@ -370,7 +369,7 @@ def decide(counts, slot, factors, direction_optimizing, alone, row, shared, peer
         if frontier == 0:
             continue
         bit = np.int64(1) << kind
-        if direction_optimizing and (alone or kind < 3 or (shared >= 0 and not peer)):
+        if direction_optimizing and (alone or kind < 3 or shared >= 0):
             backward_work = np.float64(unvisited_backward) * (frontier + unvisited_forward) / frontier
             if backward & bit == 0 and forward_work > factors[2 * kind] * backward_work:
                 backward |= bit
@@ -418,9 +417,12 @@ def start(depth, parent, new, candidate, root_cells, nd_indptr, nn_indptr, count
 # --- peer memory (several processes of one host, gpugraph.distributed.peer) -----------------------
 # A level with peer memory: ``publish`` (this process's numbers) -> barrier -> ``decide_shared``
 # (the numbers of all summed, the plan) -> the visits, marking delegates in this process's
-# marks of the level's parity and writing nn pairs to a local buffer -> ``scatter_pairs`` (each
+# marks of the level's parity and writing nn pairs to a local buffer (nn forward), its share of
+# the frontier bitmap in its block (nn backward: ``frontier_bits``) -> ``scatter_pairs`` (each
 # pair into its owner's inbox) -> barrier -> ``merge_marks`` (every process's marks combined) ->
-# ``apply_inbox`` -> ``close_delegates``. Arrays written by peers are read only after a barrier,
+# ``gather_bits`` and ``pull_normals`` (nn backward) -> ``apply_inbox`` -> ``close_delegates``.
+# A bitmap share is rewritten at the next level, after the barrier that its readers reach only
+# once they have copied it. Arrays written by peers are read only after a barrier,
 # and reused only after the next one: marks and published numbers alternate by the level's
 # parity; an inbox's cursors are zeroed by ``publish``, before the barrier after which peers
 # write into it again. Each (owner, sender) pair has its own region of the owner's inbox, sized
@@ -487,6 +489,18 @@ def merge_marks(combined, marks, parity, me):
             value |= marks[process][parity * delegates + x]
         combined[x] = value
         own[(1 - parity) * delegates + x] = 0
+
+
+@njit(parallel=True, cache=True)
+def gather_bits(shares, bitmap, counts):
+    """If the level's plan has ``NN_BACKWARD`` (peer memory): every process's share of the
+    frontier bitmap (:func:`frontier_bits`, in its block) copied into ``bitmap``, one after
+    another in process order, for :func:`pull_normals`."""
+    if counts[PLAN_VISITS] & NN_BACKWARD == 0:
+        return
+    share = shares[0].size
+    for byte in prange(len(shares) * share):
+        bitmap[byte] = shares[byte // share][byte % share]
 
 
 @njit(cache=True)  # not inlined: the parallel loop would see its index overwritten

@@ -690,6 +690,17 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
 
 
 @cuda.jit(cache=True)
+def gather_bits(shares, bitmap, counts):
+    """Every process's share of the frontier bitmap copied into ``bitmap`` if the plan has
+    ``NN_BACKWARD`` (``_kernels_cpu.gather_bits``); a grid-stride loop over the bytes."""
+    if counts[PLAN_VISITS] & NN_BACKWARD == 0:
+        return
+    share = shares[0].size
+    for byte in range(thread_index(), len(shares) * share, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
+        bitmap[byte] = shares[byte // share][byte % share]
+
+
+@cuda.jit(cache=True)
 def merge_marks(combined, marks, parity, me):
     """Every process's marks of ``parity`` combined, this process's of the other parity zeroed
     (``_kernels_cpu.merge_marks``); a grid-stride loop over the delegates."""

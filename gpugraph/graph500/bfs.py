@@ -119,9 +119,10 @@ class Options:
         stored straight into their owners' inboxes, each process reads every process's delegate
         marks, and the processes meet in barriers (kernels, on GPUs). A level then needs nothing
         from the host, so the levels go in batches (CUDA graphs on GPUs) as with one process.
-        It takes the place of the collectives that ``blocking_reduction``, ``uniquify``,
-        ``local_all2all``, ``overlap`` and ``nn_backward`` tune, so it goes with their defaults
-        only.
+        nn visits choose their direction as with ``nn_backward`` (each process copies the
+        others' shares of the frontier bitmap from their blocks). It takes the place of the
+        collectives that ``blocking_reduction``, ``uniquify``, ``local_all2all`` and ``overlap``
+        tune, so it goes with their defaults only.
     """
 
     direction_optimizing: bool = True
@@ -280,7 +281,7 @@ class Searcher:
         options = self.options
         tuned = [name for name, changed in (("blocking_reduction=False", not options.blocking_reduction),
                                             ("uniquify", options.uniquify), ("local_all2all", options.local_all2all),
-                                            ("overlap", options.overlap), ("nn_backward", options.nn_backward))
+                                            ("overlap", options.overlap))
                  if changed]
         if options.peer_memory and tuned:
             raise InvalidParameterError("peer_memory takes the place of the collectives these options tune: "
@@ -322,7 +323,7 @@ class Searcher:
             # nn backward with several processes: this process's share of the frontier bitmap
             # (a bit per local normal; the first process has the most) and all shares gathered.
             self._bitmap_share = 0
-            if self.options.nn_backward and group.size > 1:
+            if (self.options.nn_backward or self.options.peer_memory) and group.size > 1:
                 self._bitmap_share = -(-subgraphs.layout.local_count(0, subgraphs.num_vertices) // 8)
             self.frontier_share = xp.zeros(self._bitmap_share, dtype=np.uint8)
             self.root_cells = xp.full(kernel_cells.ROOT_CELLS, -1, dtype=np.int64)
@@ -583,13 +584,15 @@ class Searcher:
         self.peer = PeerMemory(group.comm, backend, {
             "arrivals": (3, np.int64), "cursors": (processes, np.int64),
             "published": (2 * kernel_cells.SHARED_CELLS, np.int64), "marks": (2 * delegates, np.uint8),
-            "inbox": (int(capacity[:, group.rank].sum()), np.int64)})
+            "bits": (self._bitmap_share, np.uint8), "inbox": (int(capacity[:, group.rank].sum()), np.int64)})
         with backend.activate():
             self._peer_starts = xp.asarray(starts.reshape(-1))
             arcs = max(1, int(graph.nn.indices.size))
             self._pair_buffers = (xp.empty(arcs, dtype=np.int64), xp.empty(arcs, dtype=np.int64))
+            self._bitmap = xp.empty(self._bitmap_share * processes, dtype=np.uint8)  # every share, gathered
+        self.frontier_share = self.peer.own["bits"]
         self._peers = {name: kernel_tuple(self.peer.peers[name], backend)
-                       for name in ("arrivals", "cursors", "published", "marks", "inbox")}
+                       for name in ("arrivals", "cursors", "published", "marks", "bits", "inbox")}
         marks = self.peer.own["marks"]
         self._mark_views = (marks[:delegates], marks[delegates:])
         self._rank = np.int64(group.rank)
@@ -605,6 +608,7 @@ class Searcher:
         self._timed(stats, "delegate_visits", self._delegate_visits, level, slot, next_slot)
         self._timed(stats, "normal_visits", self._normal_pass, np.int32(level), next_slot,
                     kernel_cells.PASS_VISITS & ~kernel_cells.NN_BACKWARD, self._pair_buffers)
+        self._frontier_bits(np.int32(level))
         self._timed(stats, "normal_exchange", self._exchange_through_peers, level, next_slot, parity)
         self._timed(stats, "close", self._close, level)
         if self.options.profile:
@@ -635,6 +639,9 @@ class Searcher:
         delegates = int(self.new.size)
         self._run("merge_marks", min(backend.blocks_for(delegates), resident) if backend.is_cuda else 1,
                   backend.threads_per_block(), self.new, peers["marks"], parity, self._rank)
+        self._run("gather_bits", min(backend.blocks_for(int(self._bitmap.size)), resident) if backend.is_cuda else 1,
+                  backend.threads_per_block(), peers["bits"], self._bitmap, self.counts)
+        self._pull_from(self._bitmap, np.int32(level), next_slot)
         own = self.peer.own
         self._run("apply_inbox", resident, backend.threads_per_block(), own["inbox"], own["cursors"],
                   self._peer_starts, self._rank, self.depth, self.parent, np.int32(level), graph.nd.indptr,
@@ -816,13 +823,22 @@ class Searcher:
         for the same levels): this process's share of the frontier bitmap, every share gathered
         (collective), and the unvisited normals' nn rows read against it
         (``_kernels_cpu.frontier_bits``, ``pull_normals``)."""
-        graph, backend = self.graph, self.backend
+        self._frontier_bits(level)
+        self._pull_from(self.group.all_gather_array(self.frontier_share), level, next_slot)
+
+    def _frontier_bits(self, level):
+        """This process's share of the frontier bitmap, if the level's plan has backward nn."""
+        backend = self.backend
         if backend.is_cuda:
             self._gpu("frontier_bits", backend.blocks_for(self._bitmap_share), backend.threads_per_block(),
                       self.depth, level, self.counts, self.frontier_share)
         else:
             self._cpu(self.kernels.frontier_bits, self.depth, level, self.counts, self.frontier_share)
-        bitmap = self.group.all_gather_array(self.frontier_share)
+
+    def _pull_from(self, bitmap, level, next_slot):
+        """The unvisited normals claim themselves from a frontier normal among their nn columns,
+        read in ``bitmap`` (every process's share), if the level's plan has backward nn."""
+        graph, backend = self.graph, self.backend
         layout = graph.layout
         arguments = (self.depth, self.parent, level, graph.nd.indptr, graph.nn.indptr, graph.nn.indices, bitmap,
                      np.int64(self._bitmap_share), np.int64(layout.hosts), np.int64(layout.gpus_per_host),

@@ -317,12 +317,17 @@ def test_peer_memory_processes_give_validated_trees(processes, gpus_per_host, op
     many = harness.run(10, processes=processes, gpus_per_host=gpus_per_host, roots=3, options=options)
     assert many["nedge"] == one["nedge"] and many["levels"] == one["levels"]  # every tree validated on rank 0
     assert many["nn_pairs_sent"] > 0 and many["nn_messages"] == 0
+    directions = many["first_search"]["directions"]
+    if options.direction_optimizing:  # nn goes backward over the bitmap shares in the blocks
+        assert any(level["nn"] == "backward" for level in directions)
+    else:
+        assert all(level["nn"] == "forward" for level in directions)
 
 
 def test_peer_memory_refuses_the_options_of_collectives():
     sources, targets, n = _edges(scale=6)
     for options in (Options(peer_memory=True, uniquify=True), Options(peer_memory=True, blocking_reduction=False),
-                    Options(peer_memory=True, nn_backward=True)):
+                    Options(peer_memory=True, overlap=True)):
         with pytest.raises(InvalidParameterError, match="peer_memory takes the place"):
             _searcher(sources, targets, n, options=options)
 
@@ -497,6 +502,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                                  np.int64(1))),
         (kernels.scatter_pairs, (*pairs, counts, inboxes, cursors, starts, me, np.int64(3), np.int64(1))),
         (kernels.merge_marks, (searcher.new, marks, np.int64(0), me)),
+        (kernels.gather_bits, (marks, np.zeros(3 * marks[0].size, dtype=np.uint8), counts)),
         (kernels.apply_inbox, (inboxes[1], cursors[1], starts, me, searcher.depth, searcher.parent, *tail, flags)),
     ]
     for kernel, arguments in launches:
