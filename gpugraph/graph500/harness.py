@@ -146,11 +146,13 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
     traffic = np.zeros(2, dtype=np.int64)  # nn pairs and non-empty nn messages to other processes
     first_search = None
     for index, root in enumerate(chosen_roots):
-        group.allreduce([0])  # every process starts the clock together
         # The interpreter's garbage collector waits for the search (a pass over every object:
-        # milliseconds in a process holding CuPy and Numba, as long as a search at scale 24).
+        # milliseconds in a process holding CuPy and Numba, as long as a search at scale 24),
+        # and runs before the processes meet: collected after the meeting, it made each search
+        # wait for the slowest process's collection (tens of ms on 4 H200s, 2026-11-26).
         gc.collect()
         gc.disable()
+        group.allreduce([0])  # every process starts the clock together
         try:
             stats = searcher.search(int(root))
         finally:
