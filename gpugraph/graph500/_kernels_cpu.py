@@ -480,12 +480,13 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
 def merge_marks(combined, marks, parity, me):
     """``combined`` (the mask :func:`close_delegates` reads) = the delegates any process marked
     in its ``marks`` of ``parity``; this process's marks of the other parity zeroed for the
-    next level (every peer read them before the barrier that came before this kernel)."""
+    next level (every peer read them before the barrier that came before this kernel). Any
+    unsigned type: the searcher passes byte masks as words, eight delegates at a time."""
     delegates = combined.size
     own = marks[me]
     for x in prange(delegates):
-        value = 0
-        for process in range(len(marks)):
+        value = marks[0][parity * delegates + x]
+        for process in range(1, len(marks)):
             value |= marks[process][parity * delegates + x]
         combined[x] = value
         own[(1 - parity) * delegates + x] = 0
@@ -495,7 +496,7 @@ def merge_marks(combined, marks, parity, me):
 def gather_bits(shares, bitmap, counts):
     """If the level's plan has ``NN_BACKWARD`` (peer memory): every process's share of the
     frontier bitmap (:func:`frontier_bits`, in its block) copied into ``bitmap``, one after
-    another in process order, for :func:`pull_normals`."""
+    another in process order, for :func:`pull_normals` (as words, like :func:`merge_marks`)."""
     if counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return
     share = shares[0].size

@@ -707,8 +707,8 @@ def merge_marks(combined, marks, parity, me):
     delegates = combined.size
     own = marks[me]
     for x in range(thread_index(), delegates, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
-        value = 0
-        for process in range(len(marks)):
+        value = marks[0][parity * delegates + x]
+        for process in range(1, len(marks)):
             value |= marks[process][parity * delegates + x]
         combined[x] = value
         own[(1 - parity) * delegates + x] = 0

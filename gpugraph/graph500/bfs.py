@@ -580,21 +580,31 @@ class Searcher:
         # starts[owner, sender]: where the sender's region of the owner's inbox begins.
         starts = np.zeros((processes, processes), dtype=np.int64)
         starts[:, 1:] = np.cumsum(capacity.T, axis=1)[:, :-1]
+        # Marks and bitmap shares are read from the peers 8 bytes at a time (a byte a load over
+        # NVLink cost more than the level's visits), so their lengths are padded to words; the
+        # padding stays zero.
         delegates = int(self.new.size)
+        padded = -(-delegates // 8) * 8
+        self._bitmap_share = -(-self._bitmap_share // 8) * 8
         self.peer = PeerMemory(group.comm, backend, {
             "arrivals": (3, np.int64), "cursors": (processes, np.int64),
-            "published": (2 * kernel_cells.SHARED_CELLS, np.int64), "marks": (2 * delegates, np.uint8),
+            "published": (2 * kernel_cells.SHARED_CELLS, np.int64), "marks": (2 * padded, np.uint8),
             "bits": (self._bitmap_share, np.uint8), "inbox": (int(capacity[:, group.rank].sum()), np.int64)})
         with backend.activate():
             self._peer_starts = xp.asarray(starts.reshape(-1))
             arcs = max(1, int(graph.nn.indices.size))
             self._pair_buffers = (xp.empty(arcs, dtype=np.int64), xp.empty(arcs, dtype=np.int64))
             self._bitmap = xp.empty(self._bitmap_share * processes, dtype=np.uint8)  # every share, gathered
+            combined = xp.zeros(padded, dtype=np.uint8)
+        self.new = combined[:delegates]  # every process's marks combined (close_delegates reads them)
         self.frontier_share = self.peer.own["bits"]
         self._peers = {name: kernel_tuple(self.peer.peers[name], backend)
-                       for name in ("arrivals", "cursors", "published", "marks", "bits", "inbox")}
+                       for name in ("arrivals", "cursors", "published", "inbox")}
+        self._peers.update({name: kernel_tuple([array.view(np.uint64) for array in self.peer.peers[name]], backend)
+                            for name in ("marks", "bits")})
+        self._words = {"combined": combined.view(np.uint64), "bitmap": self._bitmap.view(np.uint64)}
         marks = self.peer.own["marks"]
-        self._mark_views = (marks[:delegates], marks[delegates:])
+        self._mark_views = (marks[:delegates], marks[padded:padded + delegates])
         self._rank = np.int64(group.rank)
 
     def _peer_level(self, level: int, row: int, stats: dict):
@@ -636,11 +646,11 @@ class Searcher:
                   self.counts, peers["inbox"], peers["cursors"], self._peer_starts, self._rank,
                   np.int64(layout.hosts), np.int64(layout.gpus_per_host))
         self._meet()
-        delegates = int(self.new.size)
-        self._run("merge_marks", min(backend.blocks_for(delegates), resident) if backend.is_cuda else 1,
-                  backend.threads_per_block(), self.new, peers["marks"], parity, self._rank)
-        self._run("gather_bits", min(backend.blocks_for(int(self._bitmap.size)), resident) if backend.is_cuda else 1,
-                  backend.threads_per_block(), peers["bits"], self._bitmap, self.counts)
+        words = self._words
+        self._run("merge_marks", min(backend.blocks_for(int(words["combined"].size)), resident) if backend.is_cuda
+                  else 1, backend.threads_per_block(), words["combined"], peers["marks"], parity, self._rank)
+        self._run("gather_bits", min(backend.blocks_for(int(words["bitmap"].size)), resident) if backend.is_cuda
+                  else 1, backend.threads_per_block(), peers["bits"], words["bitmap"], self.counts)
         self._pull_from(self._bitmap, np.int32(level), next_slot)
         own = self.peer.own
         self._run("apply_inbox", resident, backend.threads_per_block(), own["inbox"], own["cursors"],

@@ -492,17 +492,17 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
     peers, cells = 3, np.zeros(3, dtype=np.int64)
     inboxes = tuple(np.zeros(6, dtype=np.int64) for _ in range(peers))
     cursors = tuple(np.zeros(peers, dtype=np.int64) for _ in range(peers))
-    marks = tuple(np.zeros(2 * searcher.new.size, dtype=np.uint8) for _ in range(peers))
     published = tuple(np.zeros(6, dtype=np.int64) for _ in range(peers))
     starts, me = np.zeros(peers * peers, dtype=np.int64), np.int64(1)
+    words = tuple(np.zeros(8, dtype=np.uint64) for _ in range(peers))  # masks and bitmaps, 8 bytes a load
     launches += [
         (kernels.barrier, ((cells, cells.copy(), cells.copy()), me, np.int64(100))),
         (kernels.publish, (counts, slot, published[1], np.int64(0), cursors[1])),
         (kernels.decide_shared, (counts, slot, searcher.factors, True, np.int64(0), np.int64(40), published,
                                  np.int64(1))),
         (kernels.scatter_pairs, (*pairs, counts, inboxes, cursors, starts, me, np.int64(3), np.int64(1))),
-        (kernels.merge_marks, (searcher.new, marks, np.int64(0), me)),
-        (kernels.gather_bits, (marks, np.zeros(3 * marks[0].size, dtype=np.uint8), counts)),
+        (kernels.merge_marks, (np.zeros(4, dtype=np.uint64), words, np.int64(0), me)),
+        (kernels.gather_bits, (words, np.zeros(12, dtype=np.uint64), counts)),
         (kernels.apply_inbox, (inboxes[1], cursors[1], starts, me, searcher.depth, searcher.parent, *tail, flags)),
     ]
     for kernel, arguments in launches:
