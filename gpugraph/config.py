@@ -327,10 +327,11 @@ GRAPH500_LEVELS_AHEAD = 9
 #: which stalled one search in 64 for ~3 s (4 H200, scale 25 on 2 processes: the root whose
 #: level 3 sent the largest message). 2^23 entries (64 MiB a peer) open them before the clock.
 GRAPH500_EXCHANGE_WARM_UP_ENTRIES = 1 << 23
-#: Blocks per multiprocessor of the peer-memory kernels that step through a level's nn pairs or
-#: the delegates (``Options.peer_memory``: scatter into the owners' inboxes, claim the inbox,
-#: combine the marks); like the forward delegate visits, most levels have little to do.
-GRAPH500_PEER_BLOCKS_PER_SM = 8
+#: Blocks per multiprocessor of the kernels that step through their items in a grid-stride loop
+#: (several processes: the frontier bitmap and the backward nn visit over it; with peer memory
+#: the scatter of a level's nn pairs into the owners' inboxes, their claims, the marks
+#: combined): like the forward delegate visits, most levels give them little or nothing to do.
+GRAPH500_STRIDE_BLOCKS_PER_SM = 8
 #: Polls of a barrier kernel (peer memory, ~0.5-1 us each) before it gives up on its peers and
 #: flags the search as failed: ~30-60 s, longer than a peer's first-search kernel compilation.
 PEER_BARRIER_SPINS = 1 << 26

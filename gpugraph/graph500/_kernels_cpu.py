@@ -346,7 +346,7 @@ def decide(counts, slot, factors, direction_optimizing, alone, row, shared, peer
     a kind with no frontier keeps its way. A visit is planned when its side has a frontier and
     it has arcs to follow (forward) or vertices to find (backward). Alone, an empty frontier ends
     the search; with several processes the host decides that (the frontier is global), unless
-    ``peer``: then the summed normal frontier (:func:`decide_shared`) goes into the history and
+    ``peer``: then the summed normal frontier (:func:`share_numbers`) goes into the history and
     an empty global frontier ends the search on the device. The CUDA twin compiles this function's Python source."""
     q_normal, fv_nd, fv_nn = counts[slot + Q_NORMAL], counts[slot + FV_ND], counts[slot + FV_NN]
     q_delegate = counts[slot + DD_QUEUE] >> ARC_BITS
@@ -415,12 +415,13 @@ def start(depth, parent, new, candidate, root_cells, nd_indptr, nn_indptr, count
 
 
 # --- peer memory (several processes of one host, gpugraph.distributed.peer) -----------------------
-# A level with peer memory: ``publish`` (this process's numbers) -> barrier -> ``decide_shared``
-# (the numbers of all summed, the plan) -> the visits, marking delegates in this process's
-# marks of the level's parity and writing nn pairs to a local buffer (nn forward), its share of
-# the frontier bitmap in its block (nn backward: ``frontier_bits``) -> ``scatter_pairs`` (each
-# pair into its owner's inbox) -> barrier -> ``merge_marks`` (every process's marks combined) ->
-# ``gather_bits`` and ``pull_normals`` (nn backward) -> ``apply_inbox`` -> ``close_delegates``.
+# A level with peer memory: ``share_numbers`` (publish this process's numbers, meet, sum the
+# numbers of all and plan the level) -> the visits, marking delegates in this process's marks
+# of the level's parity and writing nn pairs to a local buffer (nn forward), its share of the
+# frontier bitmap in its block (nn backward: ``frontier_bits``) -> ``scatter_pairs`` (each
+# pair into its owner's inbox) -> meeting -> ``merge_and_gather`` (every process's marks
+# combined, every bitmap share copied) -> ``pull_normals`` (nn backward) -> ``apply_inbox`` ->
+# ``close_delegates``.
 # A bitmap share is rewritten at the next level, after the barrier that its readers reach only
 # once they have copied it. Arrays written by peers are read only after a barrier,
 # and reused only after the next one: marks and published numbers alternate by the level's
@@ -429,27 +430,35 @@ def start(depth, parent, new, candidate, root_cells, nd_indptr, nn_indptr, count
 # for every nn arc from the sender into the owner's normals, so only the sender moves its cursor.
 
 
-@njit(cache=True)
-def publish(counts, slot, published, parity, cursors):
-    """This process's part of the level's numbers (its normal frontier, the frontier's nn arcs,
-    its unvisited normals with nn arcs) into its ``published`` cells of ``parity``, and its
-    inbox's ``cursors`` zeroed (the inbox was applied at the level before)."""
-    published[parity * SHARED_CELLS] = counts[slot + Q_NORMAL]
-    published[parity * SHARED_CELLS + 1] = counts[slot + FV_NN]
-    published[parity * SHARED_CELLS + 2] = counts[UNVISITED_NN]
-    cursors[:] = 0
+#: Stages of :func:`share_numbers` (bits): publish this process's numbers, meet the peers (the
+#: CUDA twin only: on the CPU and the simulator the host meets them between the other two),
+#: sum the numbers and plan the level.
+PUBLISH, MEET, DECIDE = 1, 2, 4
 
 
 @njit(cache=True)
-def decide_shared(counts, slot, factors, direction_optimizing, row, shared, published, parity):
-    """The level's numbers summed over every process's ``published`` cells of ``parity`` into
-    ``counts[shared:]``, then :func:`decide` with ``peer`` (the same plan on every process)."""
-    for cell in range(SHARED_CELLS):
-        total = 0
-        for process in range(len(published)):
-            total += published[process][parity * SHARED_CELLS + cell]
-        counts[shared + cell] = total
-    decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
+def share_numbers(counts, slot, factors, direction_optimizing, row, shared, published, parity, cursors, arrivals,
+                  me, spins, stages):
+    """A level's start with peer memory, the ``stages`` asked. ``PUBLISH``: this process's part
+    of the level's numbers (its normal frontier, the frontier's nn arcs, its unvisited normals
+    with nn arcs) into its cells of ``parity`` in ``published[me]``, and its inbox's ``cursors``
+    zeroed (the inbox was applied at the level before). ``DECIDE``: the numbers of every
+    process's ``published`` cells of ``parity`` summed into ``counts[shared:]``, then
+    :func:`decide` with ``peer`` (the same plan on every process). ``arrivals`` and ``spins``
+    serve the CUDA twin's ``MEET``."""
+    if stages & PUBLISH:
+        own = published[me]
+        own[parity * SHARED_CELLS] = counts[slot + Q_NORMAL]
+        own[parity * SHARED_CELLS + 1] = counts[slot + FV_NN]
+        own[parity * SHARED_CELLS + 2] = counts[UNVISITED_NN]
+        cursors[:] = 0
+    if stages & DECIDE:
+        for cell in range(SHARED_CELLS):
+            total = 0
+            for process in range(len(published)):
+                total += published[process][parity * SHARED_CELLS + cell]
+            counts[shared + cell] = total
+        decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
 
 
 @njit(inline="always")
@@ -477,11 +486,14 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
 
 
 @njit(parallel=True, cache=True)
-def merge_marks(combined, marks, parity, me):
+def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts):
     """``combined`` (the mask :func:`close_delegates` reads) = the delegates any process marked
-    in its ``marks`` of ``parity``; this process's marks of the other parity zeroed for the
-    next level (every peer read them before the barrier that came before this kernel). Any
-    unsigned type: the searcher passes byte masks as words, eight delegates at a time."""
+    in its ``marks`` of ``parity``, and this process's marks of the other parity zeroed for the
+    next level (every peer read them before the meeting that came before this kernel); if the
+    level's plan has ``NN_BACKWARD``, every process's share of the frontier bitmap
+    (:func:`frontier_bits`, in its block) copied into ``bitmap``, one after another in process
+    order, for :func:`pull_normals`. Any unsigned type: the searcher passes byte masks and
+    bitmaps as words, eight bytes a load."""
     delegates = combined.size
     own = marks[me]
     for x in prange(delegates):
@@ -490,18 +502,11 @@ def merge_marks(combined, marks, parity, me):
             value |= marks[process][parity * delegates + x]
         combined[x] = value
         own[(1 - parity) * delegates + x] = 0
-
-
-@njit(parallel=True, cache=True)
-def gather_bits(shares, bitmap, counts):
-    """If the level's plan has ``NN_BACKWARD`` (peer memory): every process's share of the
-    frontier bitmap (:func:`frontier_bits`, in its block) copied into ``bitmap``, one after
-    another in process order, for :func:`pull_normals` (as words, like :func:`merge_marks`)."""
     if counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return
     share = shares[0].size
-    for byte in prange(len(shares) * share):
-        bitmap[byte] = shares[byte // share][byte % share]
+    for word in prange(len(shares) * share):
+        bitmap[word] = shares[word // share][word % share]
 
 
 @njit(cache=True)  # not inlined: the parallel loop would see its index overwritten

@@ -27,12 +27,14 @@ from gpugraph.graph500._kernels_cpu import (
     ARC_BITS,
     ARC_MASK,
     DD_QUEUE,
+    DECIDE,
     DN_BACKWARD,
     DN_QUEUE,
     FLAG_PADDING,
     FV_ND,
     FV_NN,
     LONG_DN,
+    MEET,
     ND_FORWARD,
     NN_BACKWARD,
     NN_FORWARD,
@@ -40,6 +42,7 @@ from gpugraph.graph500._kernels_cpu import (
     PAIRS_SENT,
     PLAN_DONE,
     PLAN_VISITS,
+    PUBLISH,
     PUSH_DD,
     PUSH_DN,
     Q_NORMAL,
@@ -407,12 +410,12 @@ def apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, co
 
 @cuda.jit(cache=True)
 def frontier_bits(depth, level, counts, bits):
-    """This process's share of the frontier bitmap (``_kernels_cpu.frontier_bits``), a thread
-    per byte."""
+    """This process's share of the frontier bitmap (``_kernels_cpu.frontier_bits``), a
+    grid-stride loop over the bytes (a grid sized for the bytes cost tens of microseconds on the
+    levels that need no bitmap)."""
     if counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return
-    byte = thread_index()
-    if byte < bits.size:
+    for byte in range(thread_index(), bits.size, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
         value = 0
         for bit in range(8):
             x = byte * 8 + bit
@@ -424,17 +427,18 @@ def frontier_bits(depth, level, counts, bits):
 @cuda.jit(cache=True)
 def pull_normals(depth, parent, level, nd_indptr, nn_indptr, nn_indices, bits, share, hosts, gpus_per_host, counts,
                  slot, flags):
-    """Backward nn over the gathered frontier bitmap (``_kernels_cpu.pull_normals``), a thread
-    per local normal."""
+    """Backward nn over the gathered frontier bitmap (``_kernels_cpu.pull_normals``), a
+    grid-stride loop over the local normals."""
     if counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return
     block = cuda.shared.array(TALLIES, np.int64)
     tally = cuda.local.array(TALLIES, np.int32)
     for cell in range(TALLIES):
         tally[cell] = 0
-    x = thread_index()
-    if x < depth.size and depth[x] < 0:
-        processes = hosts * gpus_per_host
+    processes = hosts * gpus_per_host
+    for x in range(thread_index(), depth.size, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
+        if depth[x] >= 0:
+            continue
         for position in range(nn_indptr[x], nn_indptr[x + 1]):
             column = nn_indices[position]
             owner = (column % hosts) * gpus_per_host + (column // hosts) % gpus_per_host
@@ -598,21 +602,25 @@ def start(depth, parent, new, candidate, root_cells, nd_indptr, nn_indptr, count
 MAX_PEERS = 64
 
 
-@cuda.jit(cache=True)
-def barrier(arrivals, me, spins):
-    """Every process of the peer memory waits here until all have arrived; one thread. Cell 0 of
-    each process's ``arrivals`` counts the arrivals at it (every process adds one to every
-    process's cell), cell 1 (its own only) how many it has waited for so far, so the count never
-    goes back and a process that runs ahead to the next barrier cannot be confused with this
-    one. The fences order this process's earlier stores (its inbox pairs, its marks) before its
-    arrival, and its peers' before what it reads after. A wait longer than ``spins`` polls
-    (tens of seconds: a peer died or hangs) sets cell 2, and every later barrier of this
-    process passes at once, so the host finds the flag instead of a hang."""
-    if thread_index() == 0:
-        processes = len(arrivals)
+@cuda.jit(device=True, inline=True)
+def _meet(arrivals, me, spins):
+    """Every process of the peer memory waits here until all have arrived; every thread of a
+    block of at least ``len(arrivals)`` threads calls it. Cell 0 of each process's ``arrivals``
+    counts the arrivals at it (thread q adds this process's arrival to process q's cell: the
+    round trips over NVLink at once), cell 1 (its own only) how many it has waited for so far,
+    so the count never goes back and a process that runs ahead to the next meeting cannot be
+    confused with this one. The fences order this process's earlier stores (its inbox pairs,
+    its marks, its numbers) before its arrival, and its peers' before what it reads after. A
+    wait longer than ``spins`` polls (tens of seconds: a peer died or hangs) sets cell 2, and
+    every later meeting of this process passes at once, so the host finds the flag instead of
+    a hang."""
+    processes = len(arrivals)
+    me_in_block = cuda.threadIdx.x
+    cuda.syncthreads()  # what the block wrote before comes before the arrivals
+    if me_in_block < processes:
         cuda.threadfence_system()
-        for process in range(processes):
-            cuda.atomic.add(arrivals[process], 0, 1)
+        cuda.atomic.add(arrivals[me_in_block], 0, 1)
+    if me_in_block == 0:
         own = arrivals[me]
         expected = own[1] + processes
         own[1] = expected
@@ -623,25 +631,32 @@ def barrier(arrivals, me, spins):
             if polls > spins:
                 own[2] = 1
         cuda.threadfence_system()
+    cuda.syncthreads()
 
 
 @cuda.jit(cache=True)
-def publish(counts, slot, published, parity, cursors):
-    """This process's numbers of the level published, its inbox's cursors zeroed
-    (``_kernels_cpu.publish``); one thread."""
-    if thread_index() == 0:
-        published[parity * SHARED_CELLS] = counts[slot + Q_NORMAL]
-        published[parity * SHARED_CELLS + 1] = counts[slot + FV_NN]
-        published[parity * SHARED_CELLS + 2] = counts[UNVISITED_NN]
+def barrier(arrivals, me, spins):
+    """:func:`_meet` as a kernel (one block of at least ``len(arrivals)`` threads)."""
+    _meet(arrivals, me, spins)
+
+
+@cuda.jit(cache=True)
+def share_numbers(counts, slot, factors, direction_optimizing, row, shared, published, parity, cursors, arrivals,
+                  me, spins, stages):
+    """The ``stages`` (bits) of a level's start with peer memory (``_kernels_cpu.share_numbers``),
+    with ``MEET`` (:func:`_meet`) between publishing and deciding: on a GPU all three in one
+    launch, one block of at least ``len(arrivals)`` threads, thread 0 publishing and deciding."""
+    first = cuda.threadIdx.x == 0 and cuda.blockIdx.x == 0
+    if first and stages & PUBLISH:
+        own = published[me]
+        own[parity * SHARED_CELLS] = counts[slot + Q_NORMAL]
+        own[parity * SHARED_CELLS + 1] = counts[slot + FV_NN]
+        own[parity * SHARED_CELLS + 2] = counts[UNVISITED_NN]
         for sender in range(cursors.size):
             cursors[sender] = 0
-
-
-@cuda.jit(cache=True)
-def decide_shared(counts, slot, factors, direction_optimizing, row, shared, published, parity):
-    """The numbers of all processes summed, then the level's plan (``_kernels_cpu.decide_shared``);
-    one thread."""
-    if thread_index() == 0:
+    if stages & MEET:
+        _meet(arrivals, me, spins)
+    if first and stages & DECIDE:
         for cell in range(SHARED_CELLS):
             total = np.int64(0)
             for process in range(len(published)):
@@ -690,28 +705,24 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
 
 
 @cuda.jit(cache=True)
-def gather_bits(shares, bitmap, counts):
-    """Every process's share of the frontier bitmap copied into ``bitmap`` if the plan has
-    ``NN_BACKWARD`` (``_kernels_cpu.gather_bits``); a grid-stride loop over the bytes."""
-    if counts[PLAN_VISITS] & NN_BACKWARD == 0:
-        return
-    share = shares[0].size
-    for byte in range(thread_index(), len(shares) * share, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
-        bitmap[byte] = shares[byte // share][byte % share]
-
-
-@cuda.jit(cache=True)
-def merge_marks(combined, marks, parity, me):
-    """Every process's marks of ``parity`` combined, this process's of the other parity zeroed
-    (``_kernels_cpu.merge_marks``); a grid-stride loop over the delegates."""
+def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts):
+    """Every process's marks combined, every bitmap share copied if the plan has
+    ``NN_BACKWARD`` (``_kernels_cpu.merge_and_gather``): one grid-stride loop over the words of
+    both."""
     delegates = combined.size
+    share = shares[0].size
+    gathered = len(shares) * share if counts[PLAN_VISITS] & NN_BACKWARD else 0
     own = marks[me]
-    for x in range(thread_index(), delegates, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
-        value = marks[0][parity * delegates + x]
-        for process in range(1, len(marks)):
-            value |= marks[process][parity * delegates + x]
-        combined[x] = value
-        own[(1 - parity) * delegates + x] = 0
+    for item in range(thread_index(), delegates + gathered, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
+        if item < delegates:
+            value = marks[0][parity * delegates + item]
+            for process in range(1, len(marks)):
+                value |= marks[process][parity * delegates + item]
+            combined[item] = value
+            own[(1 - parity) * delegates + item] = 0
+        else:
+            word = item - delegates
+            bitmap[word] = shares[word // share][word % share]
 
 
 @cuda.jit(cache=True)

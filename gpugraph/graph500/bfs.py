@@ -606,6 +606,7 @@ class Searcher:
         marks = self.peer.own["marks"]
         self._mark_views = (marks[:delegates], marks[padded:padded + delegates])
         self._rank = np.int64(group.rank)
+        self._meeting_threads = -(-processes // 32) * 32  # a thread per process's arrival, whole warps
 
     def _peer_level(self, level: int, row: int, stats: dict):
         """Launch level ``level`` with peer memory (the protocol: ``_kernels_cpu``, "peer memory")."""
@@ -627,30 +628,38 @@ class Searcher:
 
     def _share_numbers(self, slot, row: int, parity):
         """Publish this process's numbers of the level, meet the peers, and plan the level on the
-        sums (``_kernels_cpu.publish``, ``decide_shared``)."""
-        own = self.peer.own
-        self._run("publish", 1, 1, self.counts, slot, own["published"], parity, own["cursors"])
-        self._meet()
-        self._run("decide_shared", 1, 1, self.counts, slot, self.factors, self.options.direction_optimizing,
-                  np.int64(row), np.int64(self._shared_cell), self._peers["published"], parity)
+        sums (``_kernels_cpu.share_numbers``): one launch on a GPU, the host meeting the peers
+        between two elsewhere."""
+        cells, own = kernel_cells, self.peer.own
+        arguments = (self.counts, slot, self.factors, self.options.direction_optimizing, np.int64(row),
+                     np.int64(self._shared_cell), self._peers["published"], parity, own["cursors"],
+                     self._peers["arrivals"], self._rank, np.int64(config.PEER_BARRIER_SPINS))
+        if self.peer.on_device:
+            self._gpu("share_numbers", 1, self._meeting_threads, *arguments,
+                      np.int64(cells.PUBLISH | cells.MEET | cells.DECIDE))
+        else:
+            self._run("share_numbers", 1, 1, *arguments, np.int64(cells.PUBLISH))
+            self.peer.barrier()
+            self._run("share_numbers", 1, 1, *arguments, np.int64(cells.DECIDE))
 
     def _exchange_through_peers(self, level: int, next_slot, parity):
         """The level's nn pairs into their owners' inboxes, a meeting, then every process's marks
-        combined into ``new`` and this process's inbox claimed (``_kernels_cpu.scatter_pairs``,
-        ``merge_marks``, ``apply_inbox``)."""
+        combined into ``new`` (and the frontier bitmap's shares gathered), the unvisited normals
+        pulled over the bitmap and this process's inbox claimed (``_kernels_cpu.scatter_pairs``,
+        ``merge_and_gather``, ``pull_normals``, ``apply_inbox``)."""
         graph, backend, peers = self.graph, self.backend, self._peers
         layout = graph.layout
         blocks = backend.blocks_for(int(self._pair_buffers[0].size)) if backend.is_cuda else 1
-        resident = max(1, backend.multiprocessors()) * config.GRAPH500_PEER_BLOCKS_PER_SM if backend.is_cuda else 1
+        resident = self._stride_blocks()
         self._run("scatter_pairs", min(blocks, resident), backend.threads_per_block(), *self._pair_buffers,
                   self.counts, peers["inbox"], peers["cursors"], self._peer_starts, self._rank,
                   np.int64(layout.hosts), np.int64(layout.gpus_per_host))
         self._meet()
         words = self._words
-        self._run("merge_marks", min(backend.blocks_for(int(words["combined"].size)), resident) if backend.is_cuda
-                  else 1, backend.threads_per_block(), words["combined"], peers["marks"], parity, self._rank)
-        self._run("gather_bits", min(backend.blocks_for(int(words["bitmap"].size)), resident) if backend.is_cuda
-                  else 1, backend.threads_per_block(), peers["bits"], words["bitmap"], self.counts)
+        items = int(words["combined"].size) + int(words["bitmap"].size)
+        self._run("merge_and_gather", min(backend.blocks_for(items), resident) if backend.is_cuda else 1,
+                  backend.threads_per_block(), words["combined"], peers["marks"], parity, self._rank, peers["bits"],
+                  words["bitmap"], self.counts)
         self._pull_from(self._bitmap, np.int32(level), next_slot)
         own = self.peer.own
         self._run("apply_inbox", resident, backend.threads_per_block(), own["inbox"], own["cursors"],
@@ -660,9 +669,16 @@ class Searcher:
     def _meet(self):
         """Wait for every process to get here: a barrier kernel on GPUs, the host's elsewhere."""
         if self.peer.on_device:
-            self._gpu("barrier", 1, 1, self._peers["arrivals"], self._rank, np.int64(config.PEER_BARRIER_SPINS))
+            self._gpu("barrier", 1, self._meeting_threads, self._peers["arrivals"], self._rank,
+                      np.int64(config.PEER_BARRIER_SPINS))
         else:
             self.peer.barrier()
+
+    def _stride_blocks(self) -> int:
+        """Blocks of a grid-stride kernel on this GPU (1 elsewhere)."""
+        if not self.backend.is_cuda:
+            return 1
+        return max(1, self.backend.multiprocessors()) * config.GRAPH500_STRIDE_BLOCKS_PER_SM
 
     def _run(self, name: str, blocks: int, threads: int, *arguments):
         """Kernel ``name`` on this process's device (``blocks`` x ``threads`` on a GPU)."""
@@ -840,8 +856,8 @@ class Searcher:
         """This process's share of the frontier bitmap, if the level's plan has backward nn."""
         backend = self.backend
         if backend.is_cuda:
-            self._gpu("frontier_bits", backend.blocks_for(self._bitmap_share), backend.threads_per_block(),
-                      self.depth, level, self.counts, self.frontier_share)
+            self._gpu("frontier_bits", min(backend.blocks_for(self._bitmap_share), self._stride_blocks()),
+                      backend.threads_per_block(), self.depth, level, self.counts, self.frontier_share)
         else:
             self._cpu(self.kernels.frontier_bits, self.depth, level, self.counts, self.frontier_share)
 
@@ -854,7 +870,8 @@ class Searcher:
                      np.int64(self._bitmap_share), np.int64(layout.hosts), np.int64(layout.gpus_per_host),
                      self.counts, next_slot, self.flags)
         if backend.is_cuda:
-            self._gpu("pull_normals", backend.blocks_for(graph.num_local), backend.threads_per_block(), *arguments)
+            self._gpu("pull_normals", min(backend.blocks_for(graph.num_local), self._stride_blocks()),
+                      backend.threads_per_block(), *arguments)
         else:
             self._cpu(self.kernels.pull_normals, *arguments)
 

@@ -441,8 +441,8 @@ def test_cuda_kernels_under_the_simulator(options, threshold):
 def test_cuda_kernels_of_several_processes_under_the_simulator(options):
     """The nn pair kernels (push_pairs, apply_pairs) run only with several processes; with
     ``overlap`` the pairs travel while the delegate kernels run; with peer memory the pairs are
-    stored into the peers' inboxes (scatter_pairs, apply_inbox, merge_marks, decide_shared) and
-    levels go in batches."""
+    stored into the peers' inboxes (scatter_pairs, apply_inbox, merge_and_gather, share_numbers
+    without its meeting) and levels go in batches."""
     record = harness.run(6, processes=2, device="cuda", roots=2, options=options, edge_factor=8)
     reference = harness.run(6, processes=1, device="cpu", roots=2, edge_factor=8)
     assert record["nedge"] == reference["nedge"] and record["levels"] == reference["levels"]
@@ -497,12 +497,12 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
     words = tuple(np.zeros(8, dtype=np.uint64) for _ in range(peers))  # masks and bitmaps, 8 bytes a load
     launches += [
         (kernels.barrier, ((cells, cells.copy(), cells.copy()), me, np.int64(100))),
-        (kernels.publish, (counts, slot, published[1], np.int64(0), cursors[1])),
-        (kernels.decide_shared, (counts, slot, searcher.factors, True, np.int64(0), np.int64(40), published,
-                                 np.int64(1))),
+        (kernels.share_numbers, (counts, slot, searcher.factors, True, np.int64(0), np.int64(40), published,
+                                 np.int64(1), cursors[1], (cells, cells.copy(), cells.copy()), me, np.int64(100),
+                                 np.int64(7))),
         (kernels.scatter_pairs, (*pairs, counts, inboxes, cursors, starts, me, np.int64(3), np.int64(1))),
-        (kernels.merge_marks, (np.zeros(4, dtype=np.uint64), words, np.int64(0), me)),
-        (kernels.gather_bits, (words, np.zeros(12, dtype=np.uint64), counts)),
+        (kernels.merge_and_gather, (np.zeros(4, dtype=np.uint64), words, np.int64(0), me, words,
+                                    np.zeros(24, dtype=np.uint64), counts)),
         (kernels.apply_inbox, (inboxes[1], cursors[1], starts, me, searcher.depth, searcher.parent, *tail, flags)),
     ]
     for kernel, arguments in launches:
