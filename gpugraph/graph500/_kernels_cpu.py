@@ -445,7 +445,11 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
     zeroed (the inbox was applied at the level before). ``DECIDE``: the numbers of every
     process's ``published`` cells of ``parity`` summed into ``counts[shared:]``, then
     :func:`decide` with ``peer`` (the same plan on every process). ``arrivals`` and ``spins``
-    serve the CUDA twin's ``MEET``."""
+    serve the CUDA twin's ``MEET``. Nothing once the search is over (``counts[PLAN_DONE]``, set
+    alike on every process): the levels launched past the end neither publish nor meet (a
+    peer's numbers may then be stale; the plan stays done)."""
+    if counts[PLAN_DONE]:
+        return
     if stages & PUBLISH:
         own = published[me]
         own[parity * SHARED_CELLS] = counts[slot + Q_NORMAL]

@@ -635,9 +635,12 @@ def _meet(arrivals, me, spins):
 
 
 @cuda.jit(cache=True)
-def barrier(arrivals, me, spins):
-    """:func:`_meet` as a kernel (one block of at least ``len(arrivals)`` threads)."""
-    _meet(arrivals, me, spins)
+def barrier(arrivals, me, spins, counts):
+    """:func:`_meet` as a kernel (one block of at least ``len(arrivals)`` threads), unless the
+    search is over (``counts[PLAN_DONE]``, the same on every process): levels launched past the
+    end skip their meetings."""
+    if counts[PLAN_DONE] == 0:
+        _meet(arrivals, me, spins)
 
 
 @cuda.jit(cache=True)
@@ -646,6 +649,8 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
     """The ``stages`` (bits) of a level's start with peer memory (``_kernels_cpu.share_numbers``),
     with ``MEET`` (:func:`_meet`) between publishing and deciding: on a GPU all three in one
     launch, one block of at least ``len(arrivals)`` threads, thread 0 publishing and deciding."""
+    if counts[PLAN_DONE]:
+        return
     first = cuda.threadIdx.x == 0 and cuda.blockIdx.x == 0
     if first and stages & PUBLISH:
         own = published[me]

@@ -670,7 +670,7 @@ class Searcher:
         """Wait for every process to get here: a barrier kernel on GPUs, the host's elsewhere."""
         if self.peer.on_device:
             self._gpu("barrier", 1, self._meeting_threads, self._peers["arrivals"], self._rank,
-                      np.int64(config.PEER_BARRIER_SPINS))
+                      np.int64(config.PEER_BARRIER_SPINS), self.counts)
         else:
             self.peer.barrier()
 

@@ -496,7 +496,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
     starts, me = np.zeros(peers * peers, dtype=np.int64), np.int64(1)
     words = tuple(np.zeros(8, dtype=np.uint64) for _ in range(peers))  # masks and bitmaps, 8 bytes a load
     launches += [
-        (kernels.barrier, ((cells, cells.copy(), cells.copy()), me, np.int64(100))),
+        (kernels.barrier, ((cells, cells.copy(), cells.copy()), me, np.int64(100), counts)),
         (kernels.share_numbers, (counts, slot, searcher.factors, True, np.int64(0), np.int64(40), published,
                                  np.int64(1), cursors[1], (cells, cells.copy(), cells.copy()), me, np.int64(100),
                                  np.int64(7))),
