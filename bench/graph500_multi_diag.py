@@ -9,8 +9,12 @@ time went (``$OUT/diag-<variant>-rank<r>.txt``); it prints rank 0's summary of e
 Variants (``--variants``, comma-separated): ``default`` (what the library does: each rank's GPU its
 current device and ``NCCL_RUNTIME_CONNECT=0``, NCCL connecting every peer at the start, by
 :func:`gpugraph.distributed.comm.use_rank_device`); ``lazy`` (``NCCL_RUNTIME_CONNECT=1``: NCCL
-connects a peer at first use, as before 2026-11-26). The 2026-11-26 diagnosis ran ``base`` (lazy
-connections) against ``connect``; see docs/graph500.md.
+connects a peer at first use, as before 2026-11-26); ``kernels`` (as ``default``, but the
+searches run under torch.profiler instead of cProfile: each rank's device time per kernel and
+per search, CUPTI seeing Numba's, CuPy's and NCCL's kernels alike, those of CUDA graphs too).
+The 2026-11-26 diagnosis ran ``base`` (lazy connections) against ``connect``; see
+docs/graph500.md. ``--options`` turns on boolean fields of ``graph500.bfs.Options`` (e.g.
+``peer_memory``).
 
 Usage: ``python bench/graph500_multi_diag.py --gpus 2 --scale 20 --roots 16 --out $OUT``.
 """
@@ -30,12 +34,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int) -> None:
+def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, options: dict) -> None:
     from gpugraph.backend import get_backend
     from gpugraph.graph500 import harness
-    from gpugraph.graph500.bfs import Group, Searcher
+    from gpugraph.graph500.bfs import Group, Options, Searcher
 
-    profile = cProfile.Profile()
+    kernels = tag.startswith("kernels")
+    profile = _KernelProfile() if kernels else cProfile.Profile()
     original = Searcher.search
     own = []
 
@@ -59,11 +64,15 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int) -> N
     Searcher.search, Searcher.warm_up = search, warm_up
     backend = get_backend(f"cuda:{rank}" if kind == "cuda" else "cpu")
     began = time.perf_counter()
-    harness.run_process(Group(backend, distributed=True), scale, roots=roots, validate=False)
-    text = io.StringIO()
-    stats = pstats.Stats(profile, stream=text)
-    stats.sort_stats("tottime").print_stats(25)
-    stats.sort_stats("cumulative").print_stats(40)
+    harness.run_process(Group(backend, distributed=True), scale, roots=roots, validate=False,
+                        options=Options(**options))
+    if kernels:
+        text = io.StringIO(profile.table(len(own)))
+    else:
+        text = io.StringIO()
+        stats = pstats.Stats(profile, stream=text)
+        stats.sort_stats("tottime").print_stats(25)
+        stats.sort_stats("cumulative").print_stats(40)
     times = " ".join(f"{value * 1e3:.1f}" for value in own)
     ordered = sorted(own)
     summary = (f"{tag} rank {rank}: {len(own)} searches, median {ordered[len(own) // 2] * 1e3:.2f} ms, "
@@ -73,6 +82,41 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int) -> N
     print(summary, flush=True)
 
 
+class _KernelProfile:
+    """torch.profiler's CUDA activity over the measured searches (enable / disable around each,
+    like cProfile), summed per kernel."""
+
+    def __init__(self):
+        self.device_us = {}
+        self.launches = {}
+
+    def enable(self):
+        from torch.profiler import ProfilerActivity, profile
+
+        self._profiler = profile(activities=[ProfilerActivity.CUDA])
+        self._profiler.__enter__()
+
+    def disable(self):
+        import torch
+
+        torch.cuda.synchronize()
+        self._profiler.__exit__(None, None, None)
+        for event in self._profiler.events():
+            if event.device_type.name == "CUDA":
+                name = event.name.split("::")[-1].split("[")[0][:60]
+                self.device_us[name] = self.device_us.get(name, 0.0) + event.device_time
+                self.launches[name] = self.launches.get(name, 0) + 1
+
+    def table(self, searches: int) -> str:
+        searches = max(1, searches)
+        rows = sorted(self.device_us.items(), key=lambda item: -item[1])
+        total = sum(self.device_us.values()) / searches
+        lines = [f"device time per search: {total:.1f} us over {searches} searches (kernel, us per search, "
+                 "launches per search)"]
+        lines += [f"  {name:60s} {value / searches:9.1f} {self.launches[name] / searches:6.1f}" for name, value in rows]
+        return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpus", type=int, default=2)
@@ -80,16 +124,18 @@ def main() -> int:
     parser.add_argument("--roots", type=int, default=16)
     parser.add_argument("--variants", default="default,lazy")
     parser.add_argument("--device", default="cuda")
+    parser.add_argument("--options", default="", help="boolean fields of graph500.bfs.Options to turn on")
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     args = parser.parse_args()
     from gpugraph.distributed.runner import launch
 
+    options = {name: True for name in args.options.split(",") if name}
     for variant in args.variants.split(","):
-        if variant not in ("default", "lazy"):
-            parser.error(f"unknown variant {variant!r}: use default or lazy")
+        if variant not in ("default", "lazy", "kernels"):
+            parser.error(f"unknown variant {variant!r}: use default, lazy or kernels")
         os.environ["NCCL_RUNTIME_CONNECT"] = "1" if variant == "lazy" else "0"
         began = time.perf_counter()
-        launch(_rank, args.gpus, args.device, args.out, f"{variant}-{args.gpus}", args.scale, args.roots)
+        launch(_rank, args.gpus, args.device, args.out, f"{variant}-{args.gpus}", args.scale, args.roots, options)
         print(f"[{variant}] {args.gpus} processes, scale {args.scale}: {time.perf_counter() - began:.1f} s", flush=True)
     return 0
 
