@@ -66,9 +66,6 @@ TALLIES = 5
 PROBE = 4
 #: Normals a thread of :func:`normal_pass` takes per tile, their depths loaded together.
 VERTICES_PER_THREAD = 4
-#: Steps of :func:`pull_long_rows` (``blockDim`` columns each) between two looks at whether any
-#: process has marked the row's delegate already.
-MARK_CHECK_STEPS = 4
 #: Tiles a block of :func:`normal_pass` lists at a time (its largest ``blockDim``), and the
 #: shared cells of the list (with its length).
 TILE_LIST = 128
@@ -431,40 +428,25 @@ def frontier_bits(depth, level, counts, bits):
 def pull_normals(depth, parent, level, nd_indptr, nn_indptr, nn_indices, bits, share, hosts, gpus_per_host, counts,
                  slot, flags):
     """Backward nn over the gathered frontier bitmap (``_kernels_cpu.pull_normals``), a
-    grid-stride loop over the local normals; a row's columns are read :data:`PROBE` at a time
-    and their bits looked up together (independent loads in flight, as in :func:`_probe`)."""
+    grid-stride loop over the local normals."""
     if counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return
     block = cuda.shared.array(TALLIES, np.int64)
     tally = cuda.local.array(TALLIES, np.int32)
     for cell in range(TALLIES):
         tally[cell] = 0
+    processes = hosts * gpus_per_host
     for x in range(thread_index(), depth.size, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
         if depth[x] >= 0:
             continue
-        end = nn_indptr[x + 1]
-        for position in range(nn_indptr[x], end, PROBE):
-            c0 = nn_indices[position]
-            c1 = nn_indices[position + 1] if position + 1 < end else c0
-            c2 = nn_indices[position + 2] if position + 2 < end else c0
-            c3 = nn_indices[position + 3] if position + 3 < end else c0
-            b0 = _frontier_bit(bits, c0, share, hosts, gpus_per_host)
-            b1 = _frontier_bit(bits, c1, share, hosts, gpus_per_host)
-            b2 = _frontier_bit(bits, c2, share, hosts, gpus_per_host)
-            b3 = _frontier_bit(bits, c3, share, hosts, gpus_per_host)
-            if b0 or b1 or b2 or b3:
-                column = c0 if b0 else (c1 if b1 else (c2 if b2 else c3))
+        for position in range(nn_indptr[x], nn_indptr[x + 1]):
+            column = nn_indices[position]
+            owner = (column % hosts) * gpus_per_host + (column // hosts) % gpus_per_host
+            local = column // processes
+            if bits[owner * share + (local >> 3)] >> (local & 7) & 1:
                 _claim_normal(x, column, depth, parent, level, nd_indptr, nn_indptr, tally, flags)
                 break
     _add_tallies(tally, block, counts, slot)
-
-
-@cuda.jit(device=True, inline=True)
-def _frontier_bit(bits, column, share, hosts, gpus_per_host):
-    """Global vertex ``column``'s bit in the gathered frontier bitmap (its owner's share)."""
-    owner = (column % hosts) * gpus_per_host + (column // hosts) % gpus_per_host
-    local = column // (hosts * gpus_per_host)
-    return bits[owner * share + (local >> 3)] >> (local & 7) & 1
 
 
 @cuda.jit(cache=True)
@@ -498,25 +480,12 @@ def pull_delegates(indptr, indices, new, candidate, level, delegate_depth, colum
             long_rows[place] = row
 
 
-@cuda.jit(device=True, inline=True)
-def _marked_anywhere(marks, mark_offset, row):
-    """Whether any process's marks (``marks[q][mark_offset + row]``) have delegate ``row``."""
-    for process in range(len(marks)):
-        if marks[process][mark_offset + row]:
-            return True
-    return False
-
-
 @cuda.jit(cache=True)
 def pull_long_rows(indptr, indices, new, candidate, level, column_depth, column_ids, stride, offset, long_rows,
-                   counts, cell, marks, mark_offset):
+                   counts, cell):
     """Second part of :func:`pull_delegates`: the queued long rows, a block per row from column
     :data:`PROBE` on, its threads testing ``blockDim`` columns at a time and stopping after the
-    first step that found a frontier column; blocks loop over the rows. A row also stops once
-    any process has marked its delegate (``marks``: every process's marks of the level, from
-    ``mark_offset``; with peer memory the peers', read over NVLink every
-    :data:`MARK_CHECK_STEPS` steps: each process holds only its part of a delegate's row, and the
-    part that finds the frontier column early is often another's; else this process's own)."""
+    first step that found a frontier column; blocks loop over the rows."""
     found = cuda.shared.array(1, np.int32)
     for item in range(cuda.blockIdx.x, counts[cell], cuda.gridDim.x):
         row = long_rows[item]
@@ -525,10 +494,7 @@ def pull_long_rows(indptr, indices, new, candidate, level, column_depth, column_
         cuda.syncthreads()
         base = indptr[row] + PROBE
         end = indptr[row + 1]
-        steps = 0
         while base < end:
-            if cuda.threadIdx.x == 0 and steps % MARK_CHECK_STEPS == 0 and _marked_anywhere(marks, mark_offset, row):
-                found[0] = 2
             position = base + cuda.threadIdx.x
             if position < end:
                 column = indices[position]
@@ -539,8 +505,7 @@ def pull_long_rows(indptr, indices, new, candidate, level, column_depth, column_
             if found[0]:
                 break
             base += cuda.blockDim.x
-            steps += 1
-        if cuda.threadIdx.x == 0 and found[0] == 1:
+        if cuda.threadIdx.x == 0 and found[0]:
             new[row] = 1
         cuda.syncthreads()
 

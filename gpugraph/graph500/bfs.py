@@ -57,7 +57,7 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.backend import to_numpy
-from gpugraph.backend.kernels import BoundLaunch, dynamic_schedule, kernel_tuple, resident_blocks, run_cpu_kernel
+from gpugraph.backend.kernels import BoundLaunch, dynamic_schedule, resident_blocks, run_cpu_kernel
 from gpugraph.errors import DistributedError, InvalidParameterError, VertexIdError
 from gpugraph.graph500 import _kernels_cpu as kernel_cells
 
@@ -339,9 +339,6 @@ class Searcher:
         # Where the visits mark the delegates they find: ``new``, or with peer memory this
         # process's marks of the level's parity (``new`` is then every process's marks combined).
         self._mark = self.new
-        # What pull_long_rows (CUDA) reads for the delegates marked by any process: the marks
-        # of every process and where the level's start in them (with peer memory), else ``new``.
-        self._marks_anywhere = (kernel_tuple((self.new,), backend), np.int64(0))
         host_ids = to_numpy(subgraphs.delegate_ids)
         self._delegates_by_id = np.argsort(host_ids)
         self._sorted_delegates = host_ids[self._delegates_by_id]
@@ -563,6 +560,7 @@ class Searcher:
             If the graph has vertex ids past 31 bits (a pair is one int64 in an inbox) or, on
             GPUs, more processes than ``_kernels_cuda.MAX_PEERS``.
         """
+        from gpugraph.backend.kernels import kernel_tuple
         from gpugraph.distributed.peer import PeerMemory
 
         graph, group, xp, backend = self.graph, self.group, self.xp, self.backend
@@ -607,8 +605,6 @@ class Searcher:
         self._words = {"combined": combined.view(np.uint64), "bitmap": self._bitmap.view(np.uint64)}
         marks = self.peer.own["marks"]
         self._mark_views = (marks[:delegates], marks[padded:padded + delegates])
-        self._peer_marks = kernel_tuple(self.peer.peers["marks"], backend)
-        self._mark_offsets = (np.int64(0), np.int64(padded))
         self._rank = np.int64(group.rank)
         self._meeting_threads = -(-processes // 32) * 32  # a thread per process's arrival, whole warps
 
@@ -619,7 +615,6 @@ class Searcher:
         slot = np.int64(parity * kernel_cells.SLOT)
         next_slot = np.int64((1 - parity) * kernel_cells.SLOT)
         self._mark = self._mark_views[parity]
-        self._marks_anywhere = (self._peer_marks, self._mark_offsets[parity])
         self._timed(stats, "counters", self._share_numbers, slot, row, parity)
         self._timed(stats, "delegate_visits", self._delegate_visits, level, slot, next_slot)
         self._timed(stats, "normal_visits", self._normal_pass, np.int32(level), next_slot,
@@ -1009,7 +1004,7 @@ class Searcher:
                   self.long_rows, cell, key=kind)
         blocks = max(1, min(int(self.new.size), backend.multiprocessors() * config.GRAPH500_PULL_BLOCKS_PER_SM))
         self._gpu("pull_long_rows", blocks, config.GRAPH500_PULL_THREADS, *arguments[:5], *arguments[6:],
-                  self.long_rows, self.counts, cell, *self._marks_anywhere, key=kind)
+                  self.long_rows, self.counts, cell, key=kind)
 
     def _gpu(self, name: str, blocks: int, threads: int, *arguments, key: str = ""):
         """Launch CUDA kernel ``name`` through this searcher's :class:`BoundLaunch` for it (one per
