@@ -353,6 +353,8 @@ class Searcher:
         # CUDA graphs of batches of levels by their first level (None: seen once, not captured).
         self._graphs = {}
         self._graphs_usable = self._on_gpu and self.options.cuda_graphs
+        #: Why a batch's CUDA graph could not be captured (``None``: no capture failed).
+        self.graph_failure = None
         self._stream = None  # the stream the graphs are captured on and launched from
         self._launch_stream = 0  # where BoundLaunch launches go (the capturing stream during a capture)
         self._pinned_counts = None
@@ -386,7 +388,8 @@ class Searcher:
             ``seconds`` (this process's wall time, device synchronised), ``levels``,
             ``directions`` (per level, ``{kind: "forward" | "backward"}``), ``frontiers`` (per
             level, local normal and global delegate frontier sizes; with peer memory the global
-            normal frontier), ``phases`` (seconds per :data:`PHASES` entry when profiling),
+            normal frontier), ``batches`` and ``graph_batches`` (batches of levels launched, and
+            of them those launched as a CUDA graph), ``phases`` (seconds per :data:`PHASES` entry when profiling),
             ``level_seconds`` (when profiling), ``nn_pairs_sent`` and ``nn_messages`` (pairs and
             non-empty messages this process sent to others; peer memory stores pairs and sends
             no messages).
@@ -405,7 +408,7 @@ class Searcher:
         if self.relabeling is not None:
             root = int(self.relabeling.new_id[int(root)])
         stats = {"directions": [], "frontiers": [], "phases": dict.fromkeys(PHASES, 0.0), "nn_pairs_sent": 0,
-                 "nn_messages": 0, "level_seconds": []}
+                 "nn_messages": 0, "level_seconds": [], "batches": 0, "graph_batches": 0}
         # One process, or several with peer memory: each level plans itself, and the plan ends the
         # search, on the device; else the host reads the global frontier before each level.
         planned_on_device = self.group.size == 1 or self.peer is not None
@@ -481,8 +484,10 @@ class Searcher:
         if graph is None and level in self._graphs and self._graphs_usable:
             graph = self._graphs[level] = self._capture(level, batch, stats)
         self._graphs.setdefault(level, None)
+        stats["batches"] += 1
         if graph is not None:
             graph.launch(self._stream)
+            stats["graph_batches"] += 1
             return
         self._launch_batch(level, batch, stats)
 
@@ -509,14 +514,16 @@ class Searcher:
             self._launch_stream = stream.ptr
             try:
                 self._launch_batch(level, batch, stats)
-            except Exception:  # noqa: BLE001 - whatever refused the capture, the launches go one by one
+            except Exception as error:  # noqa: BLE001 - whatever refused the capture, the launches go one by one
                 self._graphs_usable = False
+                self.graph_failure = f"{type(error).__name__}: {error}"
             finally:
                 self._launch_stream = 0
                 try:
                     graph = stream.end_capture()
-                except (cupy.cuda.driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError):
+                except (cupy.cuda.driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError) as error:
                     self._graphs_usable = False
+                    self.graph_failure = self.graph_failure or f"{type(error).__name__}: {error}"
         return graph if self._graphs_usable else None
 
     def _level(self, level: int, row: int, numbers: "_Level | None", stats: dict):

@@ -77,8 +77,10 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         ``arcs`` per kind, ``memory`` per process, ``generation_seconds``,
         ``construction_seconds`` (with the searcher's warm-up from the busiest vertex:
         :meth:`~gpugraph.graph500.bfs.Searcher.warm_up`), the options, ``phases`` summed over the searches,
-        ``nn_pairs_sent`` / ``nn_messages`` (all processes, all searches), and
-        ``first_search`` (directions and frontier sizes per level). ``None`` on the others.
+        ``nn_pairs_sent`` / ``nn_messages`` (all processes, all searches),
+        ``searches_from_cuda_graphs`` (process 0's searches launched wholly from CUDA graphs)
+        and ``cuda_graph_failure`` (why a capture failed, or ``None``), and ``first_search``
+        (directions and frontier sizes per level). ``None`` on the others.
 
     Raises
     ------
@@ -144,6 +146,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
     record = {"seconds": [], "nedge": [], "levels": [], "validation_seconds": [], "roots": chosen_roots.tolist()}
     phases = {}
     traffic = np.zeros(2, dtype=np.int64)  # nn pairs and non-empty nn messages to other processes
+    from_graphs = 0  # searches whose every batch of levels was one CUDA graph
     first_search = None
     for index, root in enumerate(chosen_roots):
         # The interpreter's garbage collector waits for the search (a pass over every object:
@@ -159,6 +162,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
             gc.enable()
         seconds = float(group.allreduce([stats["seconds"]], "max")[0])
         traffic += (stats["nn_pairs_sent"], stats["nn_messages"])
+        from_graphs += stats["graph_batches"] == stats["batches"] > 0
         for name, value in stats["phases"].items():
             phases[name] = phases.get(name, 0.0) + value
         first_search = first_search or {key: stats[key] for key in ("directions", "frontiers", "level_seconds")}
@@ -199,6 +203,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         "generation_seconds": generation, "construction_seconds": construction,
         "options": asdict(options), "phases": phases, "first_search": first_search,
         "nn_pairs_sent": int(traffic[0]), "nn_messages": int(traffic[1]),
+        "searches_from_cuda_graphs": from_graphs, "cuda_graph_failure": searcher.graph_failure,
         "nedge_estimated": not validate,
         "harmonic_mean_teps": summary.teps_statistics(record["nedge"], record["seconds"])["harmonic_mean"],
     })
