@@ -490,11 +490,11 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
 
 
 @njit(parallel=True, cache=True)
-def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts):
+def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather):
     """``combined`` (the mask :func:`close_delegates` reads) = the delegates any process marked
     in its ``marks`` of ``parity``, and this process's marks of the other parity zeroed for the
-    next level (every peer read them before the meeting that came before this kernel); if the
-    level's plan has ``NN_BACKWARD``, every process's share of the frontier bitmap
+    next level (every peer read them before the meeting that came before this kernel); if
+    ``gather`` and the level's plan has ``NN_BACKWARD``, every process's share of the frontier bitmap
     (:func:`frontier_bits`, in its block) copied into ``bitmap``, one after another in process
     order, for :func:`pull_normals`. Any unsigned type: the searcher passes byte masks and
     bitmaps as words, eight bytes a load."""
@@ -506,7 +506,7 @@ def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts):
             value |= marks[process][parity * delegates + x]
         combined[x] = value
         own[(1 - parity) * delegates + x] = 0
-    if counts[PLAN_VISITS] & NN_BACKWARD == 0:
+    if not gather or counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return
     share = shares[0].size
     for word in prange(len(shares) * share):

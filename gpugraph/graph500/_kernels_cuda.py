@@ -482,13 +482,17 @@ def pull_delegates(indptr, indices, new, candidate, level, delegate_depth, colum
 
 @cuda.jit(cache=True)
 def pull_long_rows(indptr, indices, new, candidate, level, column_depth, column_ids, stride, offset, long_rows,
-                   counts, cell):
+                   counts, cell, found_anywhere):
     """Second part of :func:`pull_delegates`: the queued long rows, a block per row from column
     :data:`PROBE` on, its threads testing ``blockDim`` columns at a time and stopping after the
-    first step that found a frontier column; blocks loop over the rows."""
+    first step that found a frontier column; blocks loop over the rows. Rows whose delegate
+    ``found_anywhere`` has by now are skipped (with peer memory: the marks of every process,
+    combined after their first probes; else a mask of zeros)."""
     found = cuda.shared.array(1, np.int32)
     for item in range(cuda.blockIdx.x, counts[cell], cuda.gridDim.x):
         row = long_rows[item]
+        if found_anywhere[row]:  # the same for the whole block
+            continue
         if cuda.threadIdx.x == 0:
             found[0] = 0
         cuda.syncthreads()
@@ -710,13 +714,13 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
 
 
 @cuda.jit(cache=True)
-def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts):
-    """Every process's marks combined, every bitmap share copied if the plan has
+def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather):
+    """Every process's marks combined, every bitmap share copied if ``gather`` and the plan has
     ``NN_BACKWARD`` (``_kernels_cpu.merge_and_gather``): one grid-stride loop over the words of
     both."""
     delegates = combined.size
     share = shares[0].size
-    gathered = len(shares) * share if counts[PLAN_VISITS] & NN_BACKWARD else 0
+    gathered = len(shares) * share if gather and counts[PLAN_VISITS] & NN_BACKWARD else 0
     own = marks[me]
     for item in range(thread_index(), delegates + gathered, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
         if item < delegates:

@@ -333,7 +333,13 @@ class Searcher:
             # The delegate frontier, queued once for its dd rows and once for its dn rows, each
             # queue with the starts of its rows' arcs (close_delegates).
             self.queues = {kind: (xp.empty(d, dtype=np.int32), xp.empty(d, dtype=np.int64)) for kind in ("dd", "dn")}
-            self.long_rows = xp.empty(d if backend.is_cuda else 0, dtype=np.int32)  # pull_delegates (CUDA)
+            # The long rows pull_delegates queues for pull_long_rows (CUDA), one queue per kind:
+            # with peer memory both kinds' first probes run before either's long rows.
+            self.long_rows = {kind: xp.empty(d if backend.is_cuda else 0, dtype=np.int32) for kind in ("dd", "dn")}
+            # The delegates pull_long_rows may skip, found by another process (peer memory: the
+            # combined marks; else none: not ``new`` itself, which the kernel writes, since the
+            # CUDA simulator copies each argument back and an alias would undo the writes).
+            self._found_anywhere = xp.zeros(d if backend.is_cuda else 0, dtype=np.uint8)
             self.no_ids = xp.empty(0, dtype=np.int64)
             self.no_mark = xp.empty(0, dtype=np.uint8)  # the pass without the nd visit marks nothing
         # Where the visits mark the delegates they find: ``new``, or with peer memory this
@@ -604,6 +610,7 @@ class Searcher:
             self._bitmap = xp.empty(self._bitmap_share * processes, dtype=np.uint8)  # every share, gathered
             combined = xp.zeros(padded, dtype=np.uint8)
         self.new = combined[:delegates]  # every process's marks combined (close_delegates reads them)
+        self._found_anywhere = self.new
         self.frontier_share = self.peer.own["bits"]
         self._peers = {name: kernel_tuple(self.peer.peers[name], backend)
                        for name in ("arrivals", "cursors", "published", "inbox")}
@@ -662,16 +669,22 @@ class Searcher:
                   self.counts, peers["inbox"], peers["cursors"], self._peer_starts, self._rank,
                   np.int64(layout.hosts), np.int64(layout.gpus_per_host))
         self._meet()
-        words = self._words
-        items = int(words["combined"].size) + int(words["bitmap"].size)
-        self._run("merge_and_gather", min(backend.blocks_for(items), resident) if backend.is_cuda else 1,
-                  backend.threads_per_block(), words["combined"], peers["marks"], parity, self._rank, peers["bits"],
-                  words["bitmap"], self.counts)
+        self._merge_marks(parity, gather=True)
         self._pull_from(self._bitmap, np.int32(level), next_slot)
         own = self.peer.own
         self._run("apply_inbox", resident, backend.threads_per_block(), own["inbox"], own["cursors"],
                   self._peer_starts, self._rank, self.depth, self.parent, np.int32(level), graph.nd.indptr,
                   graph.nn.indptr, self.counts, next_slot, self.flags)
+
+    def _merge_marks(self, parity, gather: bool):
+        """Every process's marks of ``parity`` combined into ``new`` and, if ``gather`` and the
+        level's plan has backward nn, every share of the frontier bitmap copied
+        (``_kernels_cpu.merge_and_gather``; after a meeting)."""
+        backend, words, peers = self.backend, self._words, self._peers
+        items = int(words["combined"].size) + (int(words["bitmap"].size) if gather else 0)
+        self._run("merge_and_gather", min(backend.blocks_for(items), self._stride_blocks()) if backend.is_cuda else 1,
+                  backend.threads_per_block(), words["combined"], peers["marks"], np.int64(parity), self._rank,
+                  peers["bits"], words["bitmap"], self.counts, gather)
 
     def _meet(self):
         """Wait for every process to get here: a barrier kernel on GPUs, the host's elsewhere."""
@@ -820,9 +833,24 @@ class Searcher:
         nd visit joins the pass over the normals (:meth:`_normal_visits`)."""
         graph, cells = self.graph, kernel_cells
         level = np.int32(level)
-        self._pull_delegates("dd", level, self.delegate_depth, graph.delegate_ids, cells.PULL_DD)
+        dd = ("dd", level, self.delegate_depth, graph.delegate_ids, cells.PULL_DD)
+        dn = ("dn", level, self.depth, self.no_ids, cells.PULL_DN)
+        if self.peer is not None and self.backend.is_cuda:
+            # Each process holds only its part of a delegate's rows, so a row that finds nothing
+            # here was often found by another process's part: every first probe and the forward
+            # visits first, then a meeting and every process's marks combined, then the long
+            # rows of the delegates no process has found.
+            self._pull_delegates(*dd, long_rows=False)
+            self._push(slot, level, next_slot)
+            self._pull_delegates(*dn, long_rows=False)
+            self._meet()
+            self._merge_marks(level % 2, gather=False)
+            self._pull_delegates(*dd, first_probes=False)
+            self._pull_delegates(*dn, first_probes=False)
+            return
+        self._pull_delegates(*dd)
         self._push(slot, level, next_slot)
-        self._pull_delegates("dn", level, self.depth, self.no_ids, cells.PULL_DN)
+        self._pull_delegates(*dn)
         if self.group.size > 1 and self.peer is None:
             self._normal_pass(level, next_slot, cells.ND_FORWARD)
 
@@ -992,11 +1020,13 @@ class Searcher:
         else:
             self._cpu(self.kernels.normal_pass, *arguments)
 
-    def _pull_delegates(self, kind: str, level, column_depth, column_ids, visit: int):
+    def _pull_delegates(self, kind: str, level, column_depth, column_ids, visit: int, first_probes: bool = True,
+                        long_rows: bool = True):
         """Backward dd (``kind="dd"``) or nd (through the dn rows) for the unvisited delegates, if
-        the level's plan has ``visit``; on the GPU a thread per delegate tries the first columns,
-        then a block per remaining long row (``_kernels_cuda.pull_delegates``, ``pull_long_rows``,
-        which finds no rows queued when the visit did not run)."""
+        the level's plan has ``visit``; on the GPU a thread per delegate tries the first columns
+        (``first_probes``), then a block per remaining long row (``long_rows``;
+        ``_kernels_cuda.pull_delegates``, ``pull_long_rows``, which finds no rows queued when the
+        visit did not run, and with peer memory skips those whose delegate another process found)."""
         csr = getattr(self.graph, kind)
         arguments = (csr.indptr, csr.indices, self._mark, self.candidate, level, self.delegate_depth, column_depth,
                      column_ids, self.stride, self.offset)
@@ -1007,11 +1037,13 @@ class Searcher:
         cell = np.int64(kernel_cells.LONG_DD if kind == "dd" else kernel_cells.LONG_DN)
         blocks = min(backend.blocks_for(int(self.new.size)),
                      max(1, backend.multiprocessors()) * config.GRAPH500_DELEGATE_BLOCKS_PER_SM)
-        self._gpu("pull_delegates", blocks, backend.threads_per_block(), *arguments, self.counts, np.int64(visit),
-                  self.long_rows, cell, key=kind)
-        blocks = max(1, min(int(self.new.size), backend.multiprocessors() * config.GRAPH500_PULL_BLOCKS_PER_SM))
-        self._gpu("pull_long_rows", blocks, config.GRAPH500_PULL_THREADS, *arguments[:5], *arguments[6:],
-                  self.long_rows, self.counts, cell, key=kind)
+        if first_probes:
+            self._gpu("pull_delegates", blocks, backend.threads_per_block(), *arguments, self.counts,
+                      np.int64(visit), self.long_rows[kind], cell, key=kind)
+        if long_rows:
+            blocks = max(1, min(int(self.new.size), backend.multiprocessors() * config.GRAPH500_PULL_BLOCKS_PER_SM))
+            self._gpu("pull_long_rows", blocks, config.GRAPH500_PULL_THREADS, *arguments[:5], *arguments[6:],
+                      self.long_rows[kind], self.counts, cell, self._found_anywhere, key=kind)
 
     def _gpu(self, name: str, blocks: int, threads: int, *arguments, key: str = ""):
         """Launch CUDA kernel ``name`` through this searcher's :class:`BoundLaunch` for it (one per

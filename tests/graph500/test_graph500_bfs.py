@@ -475,7 +475,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                                   searcher.delegate_depth, searcher.delegate_depth, ids, p, offset, counts,
                                   np.int64(1), queue, slot)),
         (kernels.pull_long_rows, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
-                                  searcher.delegate_depth, ids, p, offset, queue, counts, slot)),
+                                  searcher.delegate_depth, ids, p, offset, queue, counts, slot, searcher.new)),
         (kernels.close_delegates, (searcher.new, searcher.delegate_depth, level, searcher.degree["dd"],
                                    searcher.degree["dn"], *searcher.queues["dd"], *searcher.queues["dn"], counts, slot,
                                    np.int64(0))),
@@ -502,7 +502,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                                  np.int64(7))),
         (kernels.scatter_pairs, (*pairs, counts, inboxes, cursors, starts, me, np.int64(3), np.int64(1))),
         (kernels.merge_and_gather, (np.zeros(4, dtype=np.uint64), words, np.int64(0), me, words,
-                                    np.zeros(24, dtype=np.uint64), counts)),
+                                    np.zeros(24, dtype=np.uint64), counts, True)),
         (kernels.apply_inbox, (inboxes[1], cursors[1], starts, me, searcher.depth, searcher.parent, *tail, flags)),
     ]
     for kernel, arguments in launches:
