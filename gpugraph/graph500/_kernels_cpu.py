@@ -416,18 +416,20 @@ def start(depth, parent, new, candidate, root_cells, nd_indptr, nn_indptr, count
 
 # --- peer memory (several processes of one host, gpugraph.distributed.peer) -----------------------
 # A level with peer memory: ``share_numbers`` (publish this process's numbers, meet, sum the
-# numbers of all and plan the level) -> the visits, marking delegates in this process's marks
-# of the level's parity and writing nn pairs to a local buffer (nn forward), its share of the
-# frontier bitmap in its block (nn backward: ``frontier_bits``) -> ``scatter_pairs`` (each
-# pair into its owner's inbox) -> meeting -> ``merge_and_gather`` (every process's marks
-# combined, every bitmap share copied) -> ``pull_normals`` (nn backward) -> ``apply_inbox`` ->
-# ``close_delegates``.
-# A bitmap share is rewritten at the next level, after the barrier that its readers reach only
-# once they have copied it. Arrays written by peers are read only after a barrier,
-# and reused only after the next one: marks and published numbers alternate by the level's
-# parity; an inbox's cursors are zeroed by ``publish``, before the barrier after which peers
-# write into it again. Each (owner, sender) pair has its own region of the owner's inbox, sized
-# for every nn arc from the sender into the owner's normals, so only the sender moves its cursor.
+# numbers of all and plan the level) -> the delegate visits, marking delegates in this
+# process's marks of the level's parity (on GPUs: every first probe and the forward visits,
+# a meeting, ``merge_and_gather`` without the bitmap, then only the long rows of delegates no
+# process has found) -> the pass over the normals, writing nn pairs to a local buffer (nn
+# forward) -> this process's share of the frontier bitmap in its block (nn backward:
+# ``frontier_bits``) and ``scatter_pairs`` (each pair into its owner's inbox) -> meeting ->
+# ``merge_and_gather`` (every process's marks combined, every bitmap share copied) ->
+# ``pull_normals`` (nn backward) -> ``apply_inbox`` -> ``close_delegates``.
+# Arrays written by peers are read only after a meeting, and reused only after the next one:
+# marks and published numbers alternate by the level's parity; a bitmap share is rewritten at
+# the next level, after the meeting its readers reach only once they have copied it; an inbox's
+# cursors are zeroed when publishing, before the meeting after which peers write into it again.
+# Each (owner, sender) pair has its own region of the owner's inbox, sized for every nn arc
+# from the sender into the owner's normals, so only the sender moves its cursor.
 
 
 #: Stages of :func:`share_numbers` (bits): publish this process's numbers, meet the peers (the

@@ -581,7 +581,7 @@ class Searcher:
         if pair_entries(graph.num_vertices) != 1:
             raise InvalidParameterError(f"peer_memory holds vertex ids of up to {PAIR_ID_BITS} bits; "
                                         f"this graph has {graph.num_vertices} vertices")
-        if backend.is_cuda and processes > getattr(self.kernels, "MAX_PEERS", processes):
+        if backend.is_cuda and processes > self.kernels.MAX_PEERS:
             raise InvalidParameterError(f"peer_memory runs at most {self.kernels.MAX_PEERS} processes, "
                                         f"not {processes}")
         with backend.activate():
@@ -633,7 +633,6 @@ class Searcher:
         self._timed(stats, "delegate_visits", self._delegate_visits, level, slot, next_slot)
         self._timed(stats, "normal_visits", self._normal_pass, np.int32(level), next_slot,
                     kernel_cells.PASS_VISITS & ~kernel_cells.NN_BACKWARD, self._pair_buffers)
-        self._frontier_bits(np.int32(level))
         self._timed(stats, "normal_exchange", self._exchange_through_peers, level, next_slot, parity)
         self._timed(stats, "close", self._close, level)
         if self.options.profile:
@@ -657,12 +656,14 @@ class Searcher:
             self._run("share_numbers", 1, 1, *arguments, np.int64(cells.DECIDE))
 
     def _exchange_through_peers(self, level: int, next_slot, parity):
-        """The level's nn pairs into their owners' inboxes, a meeting, then every process's marks
-        combined into ``new`` (and the frontier bitmap's shares gathered), the unvisited normals
-        pulled over the bitmap and this process's inbox claimed (``_kernels_cpu.scatter_pairs``,
+        """This process's share of the frontier bitmap (backward nn) and the level's nn pairs into
+        their owners' inboxes, a meeting, then every process's marks combined into ``new`` (and
+        the bitmap's shares gathered), the unvisited normals pulled over the bitmap and this
+        process's inbox claimed (``_kernels_cpu.frontier_bits``, ``scatter_pairs``,
         ``merge_and_gather``, ``pull_normals``, ``apply_inbox``)."""
         graph, backend, peers = self.graph, self.backend, self._peers
         layout = graph.layout
+        self._frontier_bits(np.int32(level))
         blocks = backend.blocks_for(int(self._pair_buffers[0].size)) if backend.is_cuda else 1
         resident = self._stride_blocks()
         self._run("scatter_pairs", min(blocks, resident), backend.threads_per_block(), *self._pair_buffers,
