@@ -102,15 +102,19 @@ def main() -> int:
         record = run("profile", scale, 8, validate=False, options=Options(profile=True, **chosen))
         print("phases:", {k: round(v, 4) for k, v in record["phases"].items()}, flush=True)
     if "options" in steps:
-        variants = {"no-DO": Options(direction_optimizing=False, profile=True)}
+        # Several processes: the options of the paper's Figure 8 tune the collectives, so those
+        # rows exchange through them (peer_memory=False; P: through peer memory).
+        collectives = {"peer_memory": False} if args.gpus > 1 else {}
+        variants = {"no-DO": Options(direction_optimizing=False, profile=True, **collectives)}
         if args.gpus == 1:  # how one process launches its levels
             variants.update({"level by level": Options(levels_ahead=1), "batches, no graph": Options(cuda_graphs=False),
                              "batches as CUDA graphs": Options()})
         if args.gpus > 1:  # not profiled: the timers' device synchronisations would undo the overlaps
-            variants.update({"base": Options(), "P": Options(peer_memory=True),
+            variants.update({"base": Options(peer_memory=False), "P": Options(peer_memory=True),
                              "IR": Options(blocking_reduction=False), "U": Options(uniquify=True),
                              "O": Options(overlap=True), "O+IR": Options(overlap=True, blocking_reduction=False),
-                             "B": Options(nn_backward=True), "B+O": Options(nn_backward=True, overlap=True)})
+                             "B": Options(nn_backward=True, peer_memory=False),
+                             "B+O": Options(nn_backward=True, overlap=True)})
         if args.gpus_per_host > 1:
             variants.update({"L": Options(local_all2all=True), "L+U": Options(local_all2all=True, uniquify=True)})
         for label, options in variants.items():
@@ -137,11 +141,13 @@ def main() -> int:
 
 
 def _chosen_options(parser, text: str, options_class) -> dict:
-    """``--options`` as keyword arguments of :class:`Options` (boolean fields only)."""
+    """``--options`` as keyword arguments of :class:`Options` (boolean fields only, and those
+    whose default ``None`` means automatic; ``no-NAME`` turns one off)."""
     chosen = {}
     for name in filter(None, text.split(",")):
         field = name.removeprefix("no-")
-        if not isinstance(getattr(options_class(), field, None), bool):
+        default = getattr(options_class(), field, "not a field")
+        if default is not None and not isinstance(default, bool):
             parser.error(f"--options: {field!r} is not a boolean field of Options")
         chosen[field] = not name.startswith("no-")
     return chosen

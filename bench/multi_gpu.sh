@@ -19,7 +19,8 @@
 #              search times and host profile; VARIANTS=default,lazy: NCCL peers connected at the
 #              start, as the library does, and at first use).
 # Records go to $OUT (graph500-cuda-<gpus>.json, distributed JSON); every part prints its tables.
-# OPTIONS=nn_backward,overlap (boolean fields of graph500.bfs.Options) runs a part with them on;
+# OPTIONS=nn_backward,overlap (boolean fields of graph500.bfs.Options) runs a part with them on
+# (no-NAME: off; OPTIONS=no-peer_memory: the collectives instead of peer memory, the default on GPUs);
 # STEPS=main runs the weak part without the scale-18 checks.
 # A CPU rehearsal of the commands: DEVICE=cpu SCALE=10 OUT=/tmp/mg bash bench/multi_gpu.sh weak
 set -u

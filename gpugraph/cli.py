@@ -237,8 +237,9 @@ def _build_parser() -> argparse.ArgumentParser:
     graph500.add_argument("--uniquify", action="store_true", help="send each nn target once per level")
     graph500.add_argument("--local-all2all", action="store_true",
                           help="route nn pairs through the host's peer of the owner's GPU index first")
-    graph500.add_argument("--peer-memory", action="store_true",
-                          help="processes of one host exchange through each other's memory, not collectives")
+    graph500.add_argument("--peer-memory", action=argparse.BooleanOptionalAction, default=None,
+                          help="processes of one host exchange through each other's memory, not collectives "
+                               "(default: on for GPUs of one host)")
     graph500.add_argument("--no-validation", dest="validate", action="store_false",
                           help="skip validation (TEPS edge counts are then estimated)")
     graph500.add_argument("--no-relabel", dest="relabel", action="store_false",

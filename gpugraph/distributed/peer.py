@@ -68,7 +68,7 @@ class PeerMemory:
     def __init__(self, comm, backend, fields: dict):
         self.comm, self.backend = comm, backend
         self.on_device = backend.is_cuda and not backend.simulated
-        hosts = {bytes(name).decode() for name in comm.all_gather(_text_bytes(socket.gethostname()))}
+        hosts = host_names(comm)
         if len(hosts) > 1:
             raise DistributedError(f"peer memory needs every process on one host; the job spans {sorted(hosts)}")
         entries = np.asarray([int(count) for count, _ in fields.values()], dtype=np.int64)
@@ -151,6 +151,21 @@ class PeerMemory:
             return lambda offset, entries, dtype: buffer[offset:offset + entries * dtype.itemsize].view(dtype)
 
         return [block_of(shared) for shared in maps]
+
+
+def host_names(comm) -> set:
+    """The names of the hosts the job's processes run on (collective).
+
+    Parameters
+    ----------
+    comm:
+        The job's :class:`~gpugraph.distributed.comm.Communicator`.
+
+    Returns
+    -------
+    set of str
+    """
+    return {bytes(name).decode() for name in comm.all_gather(_text_bytes(socket.gethostname()))}
 
 
 def _text_bytes(text: str) -> np.ndarray:

@@ -115,14 +115,17 @@ class Options:
         goes to the ``start`` kernel, outside the graph). Off: the batch's launches one by one.
     peer_memory:
         With several processes on one host, exchange through
-        :class:`~gpugraph.distributed.peer.PeerMemory` instead of collectives: nn pairs are
+        :class:`~gpugraph.distributed.peer.PeerMemory` instead of collectives (``None``, the
+        default: when the processes run on GPUs of one host and no option below tunes the
+        collectives; ``True``: always, refused where it cannot be; ``False``: never): nn pairs are
         stored straight into their owners' inboxes, each process reads every process's delegate
         marks, and the processes meet in barriers (kernels, on GPUs). A level then needs nothing
         from the host, so the levels go in batches (CUDA graphs on GPUs) as with one process.
         nn visits choose their direction as with ``nn_backward`` (each process copies the
         others' shares of the frontier bitmap from their blocks). It takes the place of the
         collectives that ``blocking_reduction``, ``uniquify``, ``local_all2all`` and ``overlap``
-        tune, so it goes with their defaults only.
+        tune, so it goes with their defaults only. On 4 H200s: 7x the collectives' GTEPS
+        (docs/graph500.md, "Peer memory").
     """
 
     direction_optimizing: bool = True
@@ -135,7 +138,7 @@ class Options:
     profile: bool = False
     levels_ahead: int | None = None
     cuda_graphs: bool = True
-    peer_memory: bool = False
+    peer_memory: bool | None = None
 
 
 class Group:
@@ -287,6 +290,7 @@ class Searcher:
             raise InvalidParameterError("peer_memory takes the place of the collectives these options tune: "
                                         f"{', '.join(tuned)}")
         backend = group.backend
+        self._peer_wanted = self._wants_peer_memory(group, subgraphs, bool(tuned))
         self.backend, self.xp = backend, backend.xp
         self._on_gpu = backend.is_cuda and not backend.simulated  # CuPy arrays (not the simulator's NumPy)
         xp = self.xp
@@ -323,7 +327,7 @@ class Searcher:
             # nn backward with several processes: this process's share of the frontier bitmap
             # (a bit per local normal; the first process has the most) and all shares gathered.
             self._bitmap_share = 0
-            if (self.options.nn_backward or self.options.peer_memory) and group.size > 1:
+            if (self.options.nn_backward or self._peer_wanted) and group.size > 1:
                 self._bitmap_share = -(-subgraphs.layout.local_count(0, subgraphs.num_vertices) // 8)
             self.frontier_share = xp.zeros(self._bitmap_share, dtype=np.uint8)
             self.root_cells = xp.full(kernel_cells.ROOT_CELLS, -1, dtype=np.int64)
@@ -367,7 +371,7 @@ class Searcher:
         self._host_root = np.empty(kernel_cells.ROOT_CELLS, dtype=np.int64)
         self._pass_blocks = {}  # kernel key -> blocks of the pass over the normals (one wave)
         self.peer = None
-        if self.options.peer_memory and group.size > 1:
+        if self._peer_wanted:
             self._share_peer_memory()
         if self._on_gpu:
             import cupyx
@@ -560,6 +564,26 @@ class Searcher:
             stats["level_seconds"].append(time.perf_counter() - began)
 
     # --- several processes through peer memory ---------------------------------------------------
+    def _wants_peer_memory(self, group: Group, subgraphs, tuned: bool) -> bool:
+        """Whether this search exchanges through peer memory (the same answer on every process):
+        ``Options.peer_memory`` if set (with several processes), else whether several processes
+        run on real GPUs of one host with no option tuning the collectives, vertex ids of at
+        most 31 bits and at most ``_kernels_cuda.MAX_PEERS`` processes (collective: the host
+        names are gathered)."""
+        chosen = self.options.peer_memory
+        if group.size == 1 or chosen is False:
+            return False
+        if chosen:
+            return True
+        from gpugraph.distributed.peer import host_names
+
+        backend = group.backend
+        if tuned or not backend.is_cuda or backend.simulated or pair_entries(subgraphs.num_vertices) != 1:
+            return False
+        from gpugraph.graph500._kernels_cuda import MAX_PEERS
+
+        return group.size <= MAX_PEERS and len(host_names(group.comm)) == 1
+
     def _share_peer_memory(self):
         """Set up ``Options.peer_memory`` (collective): this process's inbox, sized for the nn arcs
         of every process into its normals (one all-reduce of the counts per sender and owner),

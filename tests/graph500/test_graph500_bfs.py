@@ -324,6 +324,35 @@ def test_peer_memory_processes_give_validated_trees(processes, gpus_per_host, op
         assert all(level["nn"] == "forward" for level in directions)
 
 
+def test_peer_memory_is_the_default_for_gpus_of_one_host():
+    import types
+
+    class Comm:  # what the gather of the host names returns
+        def __init__(self, names):
+            self.names = names
+
+        def all_gather(self, array):
+            return [np.frombuffer(name.encode(), dtype=np.uint8) for name in self.names]
+
+    gpu = types.SimpleNamespace(is_cuda=True, simulated=False)
+    cpu = types.SimpleNamespace(is_cuda=False, simulated=False)
+
+    def wants(options, names=("a", "a"), backend=gpu, tuned=False, vertices=1 << 20):
+        group = types.SimpleNamespace(size=len(names), backend=backend, comm=Comm(names))
+        searcher = types.SimpleNamespace(options=options)
+        return Searcher._wants_peer_memory(searcher, group, types.SimpleNamespace(num_vertices=vertices), tuned)
+
+    assert wants(Options())
+    assert not wants(Options(), names=("a", "b"))  # two hosts
+    assert not wants(Options(), tuned=True)  # uniquify, overlap, ... tune the collectives
+    assert not wants(Options(), backend=cpu)
+    assert not wants(Options(), backend=types.SimpleNamespace(is_cuda=True, simulated=True))
+    assert not wants(Options(), vertices=1 << 33)
+    assert not wants(Options(), names=("a",))  # one process
+    assert not wants(Options(peer_memory=False))
+    assert wants(Options(peer_memory=True), backend=cpu)
+
+
 def test_peer_memory_refuses_the_options_of_collectives():
     sources, targets, n = _edges(scale=6)
     for options in (Options(peer_memory=True, uniquify=True), Options(peer_memory=True, blocking_reduction=False),
