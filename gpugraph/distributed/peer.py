@@ -62,7 +62,8 @@ class PeerMemory:
     Raises
     ------
     DistributedError
-        If the processes are not all on one host, or a block cannot be shared.
+        If the processes are not all on one host, or a block cannot be shared (CUDA IPC refused,
+        no room in the shared-memory folder).
     """
 
     def __init__(self, comm, backend, fields: dict):
@@ -135,7 +136,11 @@ class PeerMemory:
         folder = SHARED_MEMORY_FOLDER if os.path.isdir(SHARED_MEMORY_FOLDER) else tempfile.gettempdir()
         handle, path = tempfile.mkstemp(prefix="gpugraph-peer-", dir=folder)
         try:
-            os.ftruncate(handle, self._sizes[self.comm.rank])  # a new file reads as zeros
+            try:  # reserved, not sparse: a full /dev/shm must fail here, not as a bus error later
+                os.posix_fallocate(handle, 0, self._sizes[self.comm.rank])  # reads as zeros
+            except OSError as error:
+                raise DistributedError(f"no room for a peer memory block of {self._sizes[self.comm.rank]:,} bytes "
+                                       f"in {folder}: {error}") from None
             paths = [bytes(name).decode() for name in self.comm.all_gather(_text_bytes(path))]
             maps = []
             for peer_path, size in zip(paths, self._sizes):

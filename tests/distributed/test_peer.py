@@ -56,3 +56,35 @@ def _peer_memory_across_hosts(rank, kind):
 def test_processes_on_several_hosts_are_refused():
     with pytest.raises(DistributedError, match="one host"):
         launch(_peer_memory_across_hosts, 2, "cpu")
+
+
+class _OneProcess:
+    """A communicator of one process (what PeerMemory asks of one)."""
+
+    rank, size = 0, 1
+    dist = type("dist", (), {"barrier": staticmethod(lambda: None)})
+
+    @staticmethod
+    def all_gather(array):
+        return [np.asarray(array)]
+
+
+def test_a_full_shared_memory_folder_is_a_named_error(monkeypatch):
+    from gpugraph.backend import get_backend
+    from gpugraph.distributed import peer
+
+    def no_room(handle, offset, size):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(peer.os, "posix_fallocate", no_room)
+    with pytest.raises(DistributedError, match="no room for a peer memory block"):
+        peer.PeerMemory(_OneProcess(), get_backend("cpu"), {"cells": (1 << 20, np.int64)})
+
+
+def test_one_process_sees_its_own_block():
+    from gpugraph.backend import get_backend
+    from gpugraph.distributed.peer import PeerMemory
+
+    memory = PeerMemory(_OneProcess(), get_backend("cpu"), {"cells": (5, np.int64), "bytes": (3, np.uint8)})
+    memory.own["cells"][:] = 7
+    assert memory.peers["cells"][0].tolist() == [7] * 5 and memory.peers["bytes"][0].dtype == np.uint8
