@@ -64,6 +64,8 @@ class PeerMemory:
     DistributedError
         If the processes are not all on one host, or a block cannot be shared (CUDA IPC refused,
         no room in the shared-memory folder).
+    DeviceOutOfMemoryError
+        If this process's GPU cannot hold its block.
     """
 
     def __init__(self, comm, backend, fields: dict):
@@ -104,7 +106,8 @@ class PeerMemory:
         runtime = cupy.cuda.runtime
         with self.backend.activate():
             size = self._sizes[self.comm.rank]
-            memory = cupy.cuda.Memory(size)
+            with self.backend.out_of_memory_named(f"allocating a peer memory block of {size:,} bytes"):
+                memory = cupy.cuda.Memory(size)
             memory_pointer = cupy.cuda.MemoryPointer(memory, 0)
             memory_pointer.memset(0, size)
             cupy.cuda.Device(self.backend.device_id).synchronize()
