@@ -7,6 +7,7 @@ run under the simulator (``-m cudasim``) and compile to sm_90 PTX here.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -553,7 +554,13 @@ def test_command_line(capsys, tmp_path):
                      "--nonblocking-reduction", "--nn-backward", "--json", str(record_path)]) == 0
     text = record_path.read_text()
     assert '"overlap": true' in text and '"blocking_reduction": false' in text and '"nn_backward": true' in text
+    assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "2", "-q", "--processes", "2", "--peer-memory",
+                     "--json", str(record_path)]) == 0
+    record = json.loads(record_path.read_text())
+    assert record["options"]["peer_memory"] is True and record["nn_messages"] == 0
     capsys.readouterr()
+    assert cli.main(["graph500", "8", "--device", "cpu", "--processes", "2", "--peer-memory", "--uniquify", "-q"]) != 0
+    assert "peer_memory takes the place of the collectives" in capsys.readouterr().err
     assert cli.main(["graph500", "8", "--device", "cpu", "--roots", "0", "-q"]) != 0
     assert "roots must be at least 1" in capsys.readouterr().err
     assert cli.main(["graph500", "8", "--device", "cpu", "--processes", "0", "-q"]) != 0
