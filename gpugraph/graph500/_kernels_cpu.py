@@ -232,6 +232,12 @@ def frontier_bits(depth, level, counts, bits):
         bits[byte] = value
 
 
+@njit(inline="always")
+def _owner(vertex, hosts, gpus_per_host):
+    """The process holding ``vertex`` (``distributor.Layout.owner``)."""
+    return (vertex % hosts) * gpus_per_host + (vertex // hosts) % gpus_per_host
+
+
 @njit(parallel=True, cache=True)
 def pull_normals(depth, parent, level, nd_indptr, nn_indptr, nn_indices, bits, share, hosts, gpus_per_host, counts,
                  slot, flags):
@@ -249,7 +255,7 @@ def pull_normals(depth, parent, level, nd_indptr, nn_indptr, nn_indices, bits, s
         if depth[x] < 0:
             for position in range(nn_indptr[x], nn_indptr[x + 1]):
                 column = nn_indices[position]
-                owner = (column % hosts) * gpus_per_host + (column // hosts) % gpus_per_host
+                owner = _owner(column, hosts, gpus_per_host)
                 local = column // processes
                 if bits[owner * share + (local >> 3)] >> (local & 7) & 1:
                     if atomic_cas_i32(depth, x, -1, level + 1) == -1:
@@ -467,12 +473,6 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
         decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
 
 
-@njit(inline="always")
-def _owner(vertex, hosts, gpus_per_host):
-    """The process holding ``vertex`` (``distributor.Layout.owner``)."""
-    return (vertex % hosts) * gpus_per_host + (vertex // hosts) % gpus_per_host
-
-
 @njit(cache=True)
 def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts, gpus_per_host):
     """The level's ``counts[PAIRS]`` nn pairs (global ``targets``, ``sources``) into their
@@ -515,37 +515,18 @@ def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather
         bitmap[word] = shares[word // share][word % share]
 
 
-@njit(cache=True)  # not inlined: the parallel loop would see its index overwritten
-def _inbox_place(cursors, starts, me, item):
-    """Where pair ``item`` of an inbox's pairs laid end to end, region after region, lies."""
-    processes = cursors.size
-    sender, rest = 0, item
-    while rest >= cursors[sender]:
-        rest -= cursors[sender]
-        sender += 1
-    return starts[me * processes + sender] + rest
-
-
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def apply_inbox(inbox, cursors, starts, me, depth, parent, level, nd_indptr, nn_indptr, counts, slot, flags):
     """The nn pairs every process put into this process's ``inbox`` (region of sender q from
-    ``starts[me * p + q]``, ``cursors[q]`` pairs): unvisited targets are claimed for depth
-    ``level + 1`` and counted in ``counts[slot:]``."""
+    ``starts[me * p + q]``, ``cursors[q]`` pairs), unpacked and claimed by :func:`apply_pairs`."""
     processes = cursors.size
-    total = 0
+    targets = np.empty(cursors.sum(), dtype=np.int64)
+    sources = np.empty_like(targets)
+    item = 0
     for sender in range(processes):
-        total += cursors[sender]
-    claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
-    for item in prange(total):
-        pair = inbox[_inbox_place(cursors, starts, me, np.int64(item))]
-        target = pair >> 32
-        if depth[target] < 0 and atomic_cas_i32(depth, target, -1, level + 1) == -1:
-            parent[target] = pair & 0xFFFFFFFF
-            degree = nd_indptr[target + 1] - nd_indptr[target]
-            nn_degree = nn_indptr[target + 1] - nn_indptr[target]
-            claimed += 1
-            nd_arcs += degree
-            nn_arcs += nn_degree
-            with_nd += np.int64(degree > 0)
-            with_nn += np.int64(nn_degree > 0)
-    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn)
+        begin = starts[me * processes + sender]
+        for pair in inbox[begin:begin + cursors[sender]]:
+            targets[item] = pair >> 32
+            sources[item] = pair & 0xFFFFFFFF
+            item += 1
+    apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, counts, slot, flags)

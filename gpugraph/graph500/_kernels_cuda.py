@@ -83,6 +83,12 @@ def _global_id(x, ids, stride, offset):
 
 
 @cuda.jit(device=True, inline=True)
+def _owner(vertex, hosts, gpus_per_host):
+    """The process holding ``vertex`` (``distributor.Layout.owner``)."""
+    return (vertex % hosts) * gpus_per_host + (vertex // hosts) % gpus_per_host
+
+
+@cuda.jit(device=True, inline=True)
 def _claim_normal(target, source, depth, parent, level, nd_indptr, nn_indptr, tally, flags):
     """Claim local normal ``target`` for depth ``level + 1`` (compare-and-swap: one winner)."""
     if depth[target] < 0 and cuda.atomic.cas(depth, target, -1, level + 1) == -1:
@@ -441,7 +447,7 @@ def pull_normals(depth, parent, level, nd_indptr, nn_indptr, nn_indices, bits, s
             continue
         for position in range(nn_indptr[x], nn_indptr[x + 1]):
             column = nn_indices[position]
-            owner = (column % hosts) * gpus_per_host + (column // hosts) % gpus_per_host
+            owner = _owner(column, hosts, gpus_per_host)
             local = column // processes
             if bits[owner * share + (local >> 3)] >> (local & 7) & 1:
                 _claim_normal(x, column, depth, parent, level, nd_indptr, nn_indptr, tally, flags)
@@ -696,7 +702,7 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
         owner, place, target = -1, np.int64(0), np.int64(0)
         if item < total:
             target = targets[item]
-            owner = (target % hosts) * gpus_per_host + (target // hosts) % gpus_per_host
+            owner = _owner(target, hosts, gpus_per_host)
             place = cuda.atomic.add(tally, owner, 1)
         cuda.syncthreads()
         if me_in_block < processes and tally[me_in_block] > 0:
@@ -736,8 +742,9 @@ def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather
 
 @cuda.jit(cache=True)
 def apply_inbox(inbox, cursors, starts, me, depth, parent, level, nd_indptr, nn_indptr, counts, slot, flags):
-    """The pairs of this process's inbox claimed (``_kernels_cpu.apply_inbox``); a grid-stride
-    loop over the pairs of every sender's region."""
+    """The pairs every process put into this process's inbox (region of sender q from
+    ``starts[me * p + q]``, ``cursors[q]`` pairs) claimed; a grid-stride loop over the pairs of
+    every sender's region (the CPU twin unpacks them for ``_kernels_cpu.apply_pairs``)."""
     block = cuda.shared.array(TALLIES, np.int64)
     tally = cuda.local.array(TALLIES, np.int32)
     for cell in range(TALLIES):
