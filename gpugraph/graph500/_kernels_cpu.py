@@ -142,9 +142,27 @@ def _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn):
     counts[UNVISITED_NN] -= with_nn
 
 
+@njit(inline="always")
+def _owner(vertex, hosts, gpus_per_host):
+    """The process holding ``vertex`` (``distributor.Layout.owner``)."""
+    return (vertex % hosts) * gpus_per_host + (vertex // hosts) % gpus_per_host
+
+
+@njit(inline="always")
+def _in_frontier(column, depth, level, bitmap, share, processes, hosts, gpus_per_host):
+    """Whether nn column ``column`` is at depth ``level``: a local index whose depth is read
+    (``bitmap`` empty, one process), else a global id looked up in the gathered frontier
+    bitmap (:func:`normal_pass`)."""
+    if bitmap.size == 0:
+        return depth[column] == level
+    local = column // processes
+    return bitmap[_owner(column, hosts, gpus_per_host) * share + (local >> 3)] >> (local & 7) & 1 != 0
+
+
 @njit(parallel=True, cache=True)
 def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
-                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources):
+                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, share,
+                hosts, gpus_per_host):
     """One pass over the local normals for the visits of the level's plan that ``allowed`` (bits)
     lets it run; none: nothing to do. A normal at depth ``level`` visits forward its nd arcs
     (``nd_forward``: marks unvisited delegates new, itself their candidate) and its nn arcs
@@ -152,8 +170,12 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
     not empty, writes (target, source) pairs of global ids instead, at places reserved in
     ``counts[PAIRS]``). An unvisited normal claims itself from its first nd column at depth
     ``level`` (``dn_backward``), failing that from its first nn column at depth ``level``
-    (``nn_backward``: one process only, where nn columns are local indices). Claims are counted
-    in ``counts[slot:]``."""
+    (``nn_backward``): with one process (``bitmap`` empty) nn columns are local indices whose
+    depths it reads; with several they are global ids looked up in ``bitmap``, every process's
+    :func:`frontier_bits` one after another (``share`` bytes each, in process order; the owner
+    of ``v`` is ``(v % hosts) * gpus_per_host + (v // hosts) % gpus_per_host`` and its local
+    index ``v // stride``, as ``distributor.Layout`` says). Claims are counted in
+    ``counts[slot:]``."""
     visits = counts[PLAN_VISITS] & allowed
     if visits == 0:
         return
@@ -200,7 +222,7 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
             if found < 0 and nn_backward:
                 for position in range(nn_indptr[x], nn_indptr[x + 1]):
                     column = nn_indices[position]
-                    if depth[column] == level:
+                    if _in_frontier(column, depth, level, bitmap, share, stride, hosts, gpus_per_host):
                         found = column
                         break
             if found >= 0 and atomic_cas_i32(depth, x, -1, level + 1) == -1:
@@ -219,7 +241,7 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
 def frontier_bits(depth, level, counts, bits):
     """If the level's plan has ``NN_BACKWARD`` (several processes): ``bits`` (a byte per eight
     local normals) gets bit ``x & 7`` of byte ``x >> 3`` set where local normal ``x`` is at
-    depth ``level``, the process's share of the frontier bitmap that :func:`pull_normals` reads
+    depth ``level``, the process's share of the frontier bitmap that :func:`normal_pass` reads
     once the processes' shares are gathered."""
     if counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return
@@ -230,45 +252,6 @@ def frontier_bits(depth, level, counts, bits):
             if x < depth.size and depth[x] == level:
                 value |= 1 << bit
         bits[byte] = value
-
-
-@njit(inline="always")
-def _owner(vertex, hosts, gpus_per_host):
-    """The process holding ``vertex`` (``distributor.Layout.owner``)."""
-    return (vertex % hosts) * gpus_per_host + (vertex // hosts) % gpus_per_host
-
-
-@njit(parallel=True, cache=True)
-def pull_normals(depth, parent, level, nd_indptr, nn_indptr, nn_indices, bits, share, hosts, gpus_per_host, counts,
-                 slot, flags):
-    """Backward nn with several processes, if the level's plan has ``NN_BACKWARD``: an unvisited
-    local normal claims itself from its first nn column (a global id) at depth ``level``, read in
-    ``bits``, every process's :func:`frontier_bits` one after another (``share`` bytes each, in
-    process order; the owner of ``v`` is ``(v % hosts) * gpus_per_host + (v // hosts) %
-    gpus_per_host`` and its local index ``v // processes``, as ``distributor.Layout`` says).
-    Claims are counted in ``counts[slot:]``."""
-    if counts[PLAN_VISITS] & NN_BACKWARD == 0:
-        return
-    processes = hosts * gpus_per_host
-    claimed = nd_arcs = nn_arcs = with_nd = with_nn = 0
-    for x in prange(depth.size):
-        if depth[x] < 0:
-            for position in range(nn_indptr[x], nn_indptr[x + 1]):
-                column = nn_indices[position]
-                owner = _owner(column, hosts, gpus_per_host)
-                local = column // processes
-                if bits[owner * share + (local >> 3)] >> (local & 7) & 1:
-                    if atomic_cas_i32(depth, x, -1, level + 1) == -1:
-                        parent[x] = column
-                        degree = nd_indptr[x + 1] - nd_indptr[x]
-                        nn_degree = nn_indptr[x + 1] - nn_indptr[x]
-                        claimed += 1
-                        nd_arcs += degree
-                        nn_arcs += nn_degree
-                        with_nd += np.int64(degree > 0)
-                        with_nn += np.int64(nn_degree > 0)
-                    break
-    _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn)
 
 
 @njit(parallel=True, cache=True)
@@ -422,14 +405,14 @@ def start(depth, parent, new, candidate, root_cells, nd_indptr, nn_indptr, count
 
 # --- peer memory (several processes of one host, gpugraph.distributed.peer) -----------------------
 # A level with peer memory: ``share_numbers`` (publish this process's numbers, meet, sum the
-# numbers of all and plan the level) -> the delegate visits, marking delegates in this
-# process's marks of the level's parity (on GPUs: every first probe and the forward visits,
-# a meeting, ``merge_and_gather`` without the bitmap, then only the long rows of delegates no
-# process has found) -> the pass over the normals, writing nn pairs to a local buffer (nn
-# forward) -> this process's share of the frontier bitmap in its block (nn backward:
-# ``frontier_bits``) and ``scatter_pairs`` (each pair into its owner's inbox) -> meeting ->
-# ``merge_and_gather`` (every process's marks combined, every bitmap share copied) ->
-# ``pull_normals`` (nn backward) -> ``apply_inbox`` -> ``close_delegates``.
+# numbers of all and plan the level) -> this process's share of the frontier bitmap in its
+# block (nn backward: ``frontier_bits``) -> the delegate visits, marking delegates in this
+# process's marks of the level's parity (on GPUs every first probe and the forward visits; on
+# the CPU all of them) -> meeting -> ``merge_and_gather`` (every process's marks combined,
+# every bitmap share copied) -> on GPUs, only the long rows of delegates no process has found
+# -> the pass over the normals (nn backward over the gathered bitmap; nn forward writes pairs
+# to a local buffer) -> ``scatter_pairs`` (each pair into its owner's inbox) -> meeting ->
+# ``merge_and_gather`` of the marks -> ``apply_inbox`` -> ``close_delegates``.
 # Arrays written by peers are read only after a meeting, and reused only after the next one:
 # marks and published numbers alternate by the level's parity; a bitmap share is rewritten at
 # the next level, after the meeting its readers reach only once they have copied it; an inbox's
@@ -498,7 +481,7 @@ def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather
     next level (every peer read them before the meeting that came before this kernel); if
     ``gather`` and the level's plan has ``NN_BACKWARD``, every process's share of the frontier bitmap
     (:func:`frontier_bits`, in its block) copied into ``bitmap``, one after another in process
-    order, for :func:`pull_normals`. Any unsigned type: the searcher passes byte masks and
+    order, for :func:`normal_pass`. Any unsigned type: the searcher passes byte masks and
     bitmaps as words, eight bytes a load."""
     delegates = combined.size
     own = marks[me]

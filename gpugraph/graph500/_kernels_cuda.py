@@ -250,9 +250,11 @@ def push(dd_indptr, dd_indices, dn_indptr, dn_indices, dd_queue, dd_starts, dn_q
 
 @cuda.jit(device=True, inline=True)
 def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward, depth, parent, nd_indptr, nd_indices,
-                  nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, source, tally, flags):
+                  nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, source, tally, flags, bitmap,
+                  share, processes, hosts, gpus_per_host):
     """What the pass over the normals does for normal ``x`` at depth ``at`` (nn claims only;
-    the nn pairs of several processes are written by the caller)."""
+    the nn pairs of several processes are written by the caller; their backward nn reads the
+    gathered frontier ``bitmap``, a column at a time: most rows find at their first)."""
     if at == level:
         if nd_forward:
             for position in range(nd_indptr[x], nd_indptr[x + 1]):
@@ -288,10 +290,17 @@ def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward
                 if column >= 0:
                     found = delegate_ids[column]
                     break
-        if found < 0 and nn_backward:  # one process: nn columns are local indices
+        if found < 0 and nn_backward and bitmap.size == 0:  # one process: nn columns are local indices
             for position in range(nn_start, nn_end, PROBE):
                 column = _probe(nn_indices, position, nn_end, depth, level)
                 if column >= 0:
+                    found = column
+                    break
+        elif found < 0 and nn_backward:  # several: global ids, looked up in the bitmap
+            for position in range(nn_start, nn_end):
+                column = nn_indices[position]
+                local = column // processes
+                if bitmap[_owner(column, hosts, gpus_per_host) * share + (local >> 3)] >> (local & 7) & 1:
                     found = column
                     break
         if found >= 0:
@@ -328,7 +337,8 @@ def _tile_needs(frontier_flags, open_flags, tile, level, forward, backward):
 
 @cuda.jit(cache=True)
 def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
-                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources):
+                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, share,
+                hosts, gpus_per_host):
     """One pass over the local normals (``_kernels_cpu.normal_pass``). The normals come in tiles
     of :data:`VERTICES_PER_THREAD` segments (``blockDim`` must be a segment's length, at most
     :data:`TILE_LIST`), tile ``t`` to block ``t mod gridDim``. A block first reads the flags of
@@ -383,7 +393,8 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
                 if at >= -1:
                     _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, nn_backward, depth, parent,
                                   nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new, candidate,
-                                  delegate_ids, np.int64(x) * stride + offset, tally, flags)
+                                  delegate_ids, np.int64(x) * stride + offset, tally, flags, bitmap, share, stride,
+                                  hosts, gpus_per_host)
             if nn_forward and pairs:  # the same for the whole grid
                 count = np.int64(0)
                 for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
@@ -428,31 +439,6 @@ def frontier_bits(depth, level, counts, bits):
             if x < depth.size and depth[x] == level:
                 value |= 1 << bit
         bits[byte] = value
-
-
-@cuda.jit(cache=True)
-def pull_normals(depth, parent, level, nd_indptr, nn_indptr, nn_indices, bits, share, hosts, gpus_per_host, counts,
-                 slot, flags):
-    """Backward nn over the gathered frontier bitmap (``_kernels_cpu.pull_normals``), a
-    grid-stride loop over the local normals."""
-    if counts[PLAN_VISITS] & NN_BACKWARD == 0:
-        return
-    block = cuda.shared.array(TALLIES, np.int64)
-    tally = cuda.local.array(TALLIES, np.int32)
-    for cell in range(TALLIES):
-        tally[cell] = 0
-    processes = hosts * gpus_per_host
-    for x in range(thread_index(), depth.size, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
-        if depth[x] >= 0:
-            continue
-        for position in range(nn_indptr[x], nn_indptr[x + 1]):
-            column = nn_indices[position]
-            owner = _owner(column, hosts, gpus_per_host)
-            local = column // processes
-            if bits[owner * share + (local >> 3)] >> (local & 7) & 1:
-                _claim_normal(x, column, depth, parent, level, nd_indptr, nn_indptr, tally, flags)
-                break
-    _add_tallies(tally, block, counts, slot)
 
 
 @cuda.jit(cache=True)

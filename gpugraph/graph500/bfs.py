@@ -296,14 +296,16 @@ class Searcher:
         xp = self.xp
         with backend.activate():
             self.depth = xp.full(subgraphs.num_local, -1, dtype=np.int32)
-            # Parents as 32-bit ids while every vertex id fits (each claim writes half the bytes;
-            # parents() widens them): scale <= 30.
+            # Parents (and the delegates' candidates) as 32-bit ids while every vertex id fits
+            # (each claim writes half the bytes, the candidates' all-reduce moves half; parents()
+            # widens them): scale <= 30.
             parent_type = np.int32 if subgraphs.num_vertices <= np.iinfo(np.int32).max else np.int64
             self.parent = xp.empty(subgraphs.num_local, dtype=parent_type)
             d = subgraphs.num_delegates
             self.delegate_depth = xp.full(d, -1, dtype=np.int32)
             self.new = xp.zeros(d, dtype=np.uint8)
-            self.candidate = xp.full(d, -1, dtype=np.int64)
+            self.candidate = xp.full(d, -1, dtype=parent_type)
+            self.no_candidate = self.candidate[:0]  # the pass without the nd visit marks nothing
             self.degree = {name: getattr(subgraphs, name).degree() for name in ("dd", "dn")}
             # Segment flags of the local normals (_kernels_cpu), and each segment's normals with
             # arcs: what is left to find at a search's start.
@@ -346,6 +348,7 @@ class Searcher:
             self._found_anywhere = xp.zeros(d if backend.is_cuda else 0, dtype=np.uint8)
             self.no_ids = xp.empty(0, dtype=np.int64)
             self.no_mark = xp.empty(0, dtype=np.uint8)  # the pass without the nd visit marks nothing
+            self.no_bitmap = xp.empty(0, dtype=np.uint8)  # one process: backward nn reads the depths
         # Where the visits mark the delegates they find: ``new``, or with peer memory this
         # process's marks of the level's parity (``new`` is then every process's marks combined).
         self._mark = self.new
@@ -654,9 +657,10 @@ class Searcher:
         next_slot = np.int64((1 - parity) * kernel_cells.SLOT)
         self._mark = self._mark_views[parity]
         self._timed(stats, "counters", self._share_numbers, slot, row, parity)
+        self._timed(stats, "normal_exchange", self._frontier_bits, np.int32(level))
         self._timed(stats, "delegate_visits", self._delegate_visits, level, slot, next_slot)
-        self._timed(stats, "normal_visits", self._normal_pass, np.int32(level), next_slot,
-                    kernel_cells.PASS_VISITS & ~kernel_cells.NN_BACKWARD, self._pair_buffers)
+        self._timed(stats, "normal_visits", self._normal_pass, np.int32(level), next_slot, kernel_cells.PASS_VISITS,
+                    self._pair_buffers, self._bitmap)
         self._timed(stats, "normal_exchange", self._exchange_through_peers, level, next_slot, parity)
         self._timed(stats, "close", self._close, level)
         if self.options.profile:
@@ -680,22 +684,18 @@ class Searcher:
             self._run("share_numbers", 1, 1, *arguments, np.int64(cells.DECIDE))
 
     def _exchange_through_peers(self, level: int, next_slot, parity):
-        """This process's share of the frontier bitmap (backward nn) and the level's nn pairs into
-        their owners' inboxes, a meeting, then every process's marks combined into ``new`` (and
-        the bitmap's shares gathered), the unvisited normals pulled over the bitmap and this
-        process's inbox claimed (``_kernels_cpu.frontier_bits``, ``scatter_pairs``,
-        ``merge_and_gather``, ``pull_normals``, ``apply_inbox``)."""
+        """The level's nn pairs into their owners' inboxes, a meeting, then every process's marks
+        combined into ``new`` and this process's inbox claimed (``_kernels_cpu.scatter_pairs``,
+        ``merge_and_gather``, ``apply_inbox``)."""
         graph, backend, peers = self.graph, self.backend, self._peers
         layout = graph.layout
-        self._frontier_bits(np.int32(level))
         blocks = backend.blocks_for(int(self._pair_buffers[0].size)) if backend.is_cuda else 1
         resident = self._stride_blocks()
         self._run("scatter_pairs", min(blocks, resident), backend.threads_per_block(), *self._pair_buffers,
                   self.counts, peers["inbox"], peers["cursors"], self._peer_starts, self._rank,
                   np.int64(layout.hosts), np.int64(layout.gpus_per_host))
         self._meet()
-        self._merge_marks(parity, gather=True)
-        self._pull_from(self._bitmap, np.int32(level), next_slot)
+        self._merge_marks(parity, gather=False)
         own = self.peer.own
         self._run("apply_inbox", resident, backend.threads_per_block(), own["inbox"], own["cursors"],
                   self._peer_starts, self._rank, self.depth, self.parent, np.int32(level), graph.nd.indptr,
@@ -860,18 +860,20 @@ class Searcher:
         level = np.int32(level)
         dd = ("dd", level, self.delegate_depth, graph.delegate_ids, cells.PULL_DD)
         dn = ("dn", level, self.depth, self.no_ids, cells.PULL_DN)
-        if self.peer is not None and self.backend.is_cuda:
+        if self.peer is not None:
             # Each process holds only its part of a delegate's rows, so a row that finds nothing
-            # here was often found by another process's part: every first probe and the forward
-            # visits first, then a meeting and every process's marks combined, then the long
-            # rows of the delegates no process has found.
+            # here was often found by another process's part: on GPUs every first probe and the
+            # forward visits first (on the CPU the whole visits), then a meeting, every
+            # process's marks combined and the frontier bitmap's shares gathered (for the
+            # normal pass), then the long rows of the delegates no process has found.
             self._pull_delegates(*dd, long_rows=False)
             self._push(slot, level, next_slot)
             self._pull_delegates(*dn, long_rows=False)
             self._meet()
-            self._merge_marks(level % 2, gather=False)
-            self._pull_delegates(*dd, first_probes=False)
-            self._pull_delegates(*dn, first_probes=False)
+            self._merge_marks(level % 2, gather=True)
+            if self.backend.is_cuda:
+                self._pull_delegates(*dd, first_probes=False)
+                self._pull_delegates(*dn, first_probes=False)
             return
         self._pull_delegates(*dd)
         self._push(slot, level, next_slot)
@@ -891,26 +893,21 @@ class Searcher:
         if self.group.size == 1:
             self._normal_pass(level, next_slot, cells.PASS_VISITS)
             return None
-        pairs = None
+        pairs = bitmap = None
         if numbers.q_normal and numbers.fv_nn and numbers.visits & cells.NN_FORWARD:
             pairs = (xp.empty(numbers.fv_nn, dtype=np.int64), xp.empty(numbers.fv_nn, dtype=np.int64))
-        # nn columns are global ids here: the pass never claims along them (forward it writes
-        # pairs, when this process has any to write; backward nn is the bitmap's visit).
+        # nn columns are global ids here: the pass never claims along them forward (it writes
+        # pairs, when this process has any to write), and goes backward only over the gathered
+        # frontier bitmap (every process plans it for the same levels).
         allowed = cells.PASS_VISITS & ~cells.ND_FORWARD & ~cells.NN_BACKWARD
         if pairs is None:
             allowed &= ~cells.NN_FORWARD
-        self._normal_pass(level, next_slot, allowed, pairs)
         if self._bitmap_share and numbers.visits & cells.NN_BACKWARD:
-            self._pull_normals(level, next_slot)
+            self._frontier_bits(level)
+            bitmap = self.group.all_gather_array(self.frontier_share)
+            allowed |= cells.NN_BACKWARD
+        self._normal_pass(level, next_slot, allowed, pairs, bitmap)
         return pairs
-
-    def _pull_normals(self, level, next_slot):
-        """Backward nn with several processes (``Options.nn_backward``; every process plans it
-        for the same levels): this process's share of the frontier bitmap, every share gathered
-        (collective), and the unvisited normals' nn rows read against it
-        (``_kernels_cpu.frontier_bits``, ``pull_normals``)."""
-        self._frontier_bits(level)
-        self._pull_from(self.group.all_gather_array(self.frontier_share), level, next_slot)
 
     def _frontier_bits(self, level):
         """This process's share of the frontier bitmap, if the level's plan has backward nn."""
@@ -920,20 +917,6 @@ class Searcher:
                       backend.threads_per_block(), self.depth, level, self.counts, self.frontier_share)
         else:
             self._cpu(self.kernels.frontier_bits, self.depth, level, self.counts, self.frontier_share)
-
-    def _pull_from(self, bitmap, level, next_slot):
-        """The unvisited normals claim themselves from a frontier normal among their nn columns,
-        read in ``bitmap`` (every process's share), if the level's plan has backward nn."""
-        graph, backend = self.graph, self.backend
-        layout = graph.layout
-        arguments = (self.depth, self.parent, level, graph.nd.indptr, graph.nn.indptr, graph.nn.indices, bitmap,
-                     np.int64(self._bitmap_share), np.int64(layout.hosts), np.int64(layout.gpus_per_host),
-                     self.counts, next_slot, self.flags)
-        if backend.is_cuda:
-            self._gpu("pull_normals", min(backend.blocks_for(graph.num_local), self._stride_blocks()),
-                      backend.threads_per_block(), *arguments)
-        else:
-            self._cpu(self.kernels.pull_normals, *arguments)
 
     def _normal_stream(self, level: int, slot, next_slot, numbers: "_Level | None", stats: dict):
         """The normal visits and the start of their pairs' journey (:meth:`_send_pairs`)."""
@@ -1025,17 +1008,21 @@ class Searcher:
         else:
             self._cpu(self.kernels.push, *arguments)
 
-    def _normal_pass(self, level, next_slot, allowed: int, pairs=None):
-        """``_kernels_cpu.normal_pass`` with the visits of the level's plan among ``allowed``."""
-        graph, no_ids = self.graph, self.no_ids
+    def _normal_pass(self, level, next_slot, allowed: int, pairs=None, bitmap=None):
+        """``_kernels_cpu.normal_pass`` with the visits of the level's plan among ``allowed``;
+        with several processes, backward nn reads ``bitmap`` (every process's share of the
+        frontier bitmap, gathered)."""
+        graph, no_ids, layout = self.graph, self.no_ids, self.graph.layout
         targets, sources = pairs if pairs is not None else (no_ids, no_ids)
         # Without the nd visit the delegate marks are not passed: a non-blocking reduction may be
         # writing them (and the CUDA simulator copies every argument back after the kernel).
         nd_forward = allowed & kernel_cells.ND_FORWARD
-        new, candidate = (self._mark, self.candidate) if nd_forward else (self.no_mark, no_ids)
+        new, candidate = (self._mark, self.candidate) if nd_forward else (self.no_mark, self.no_candidate)
         arguments = (self.depth, self.parent, np.int32(level), np.int64(allowed), graph.nd.indptr, graph.nd.indices,
                      graph.nn.indptr, graph.nn.indices, self.delegate_depth, new, candidate, graph.delegate_ids,
-                     self.stride, self.offset, self.counts, next_slot, self.flags, targets, sources)
+                     self.stride, self.offset, self.counts, next_slot, self.flags, targets, sources,
+                     self.no_bitmap if bitmap is None else bitmap, np.int64(self._bitmap_share), np.int64(layout.hosts),
+                     np.int64(layout.gpus_per_host))
         if self.backend.is_cuda:  # one wave of blocks, a segment's length each (worked out once)
             segment, key = 1 << kernel_cells.SEGMENT_BITS, str(nd_forward)
             if key not in self._pass_blocks:

@@ -498,7 +498,8 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                         searcher.candidate, searcher.depth, searcher.parent, *tail, flags)),
         *((kernels.normal_pass, (searcher.depth, parent, level, np.int64(240), nd.indptr, nd.indices, nn.indptr,
                                  nn.indices, searcher.delegate_depth, searcher.new, searcher.candidate, ids, p, offset,
-                                 counts, slot, flags, *pairs))
+                                 counts, slot, flags, *pairs, np.zeros(16, dtype=np.uint8), np.int64(8), np.int64(2),
+                                 np.int64(1)))
           for parent in (searcher.parent, searcher.parent.astype(np.int64))),  # 32-bit ids, and beyond scale 30
         (kernels.apply_pairs, (*pairs, searcher.depth, searcher.parent, *tail, flags)),
         (kernels.pull_delegates, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
@@ -511,10 +512,6 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                                    np.int64(0))),
         (kernels.decide, (counts, slot, searcher.factors, True, True, np.int64(0), np.int64(-1), False)),
         (kernels.frontier_bits, (searcher.depth, level, counts, np.zeros(8, dtype=np.uint8))),
-        *((kernels.pull_normals, (searcher.depth, parent, level, nd.indptr, nn.indptr, nn.indices,
-                                  np.zeros(16, dtype=np.uint8), np.int64(8), np.int64(2), np.int64(1), counts, slot,
-                                  flags))
-          for parent in (searcher.parent, searcher.parent.astype(np.int64))),
         (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, searcher.root_cells,
                          nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5), flags)),
     ]
