@@ -237,6 +237,11 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
     _count(counts, slot, claimed, nd_arcs, nn_arcs, with_nd, with_nn)
 
 
+#: The CUDA twin compiles the pass apart for several processes (so one process's pass carries no
+#: bitmap lookup); here one function serves both.
+normal_pass_over_bitmap = normal_pass
+
+
 @njit(parallel=True, cache=True)
 def frontier_bits(depth, level, counts, bits):
     """If the level's plan has ``NN_BACKWARD`` (several processes): ``bits`` (a byte per eight
@@ -474,15 +479,31 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
         inboxes[owner][starts[owner * processes + me] + place] = ((target // processes) << 32) | sources[item]
 
 
+@njit(inline="always")
+def _take_candidates(marks, word, wanted, first, candidates, me):
+    """For each byte set in ``wanted`` (delegate ``8 * first + byte``, marked by another process
+    but not by ``me``), the candidate of the first process whose mark word ``word`` has it."""
+    for byte in range(8):
+        shift = np.uint64(8 * byte)
+        if wanted >> shift & np.uint64(1):
+            for process in range(len(marks)):
+                if marks[process][word] >> shift & np.uint64(1):
+                    candidates[me][8 * first + byte] = candidates[process][8 * first + byte]
+                    break
+
+
 @njit(parallel=True, cache=True)
-def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather):
+def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather, candidates, resolve):
     """``combined`` (the mask :func:`close_delegates` reads) = the delegates any process marked
     in its ``marks`` of ``parity``, and this process's marks of the other parity zeroed for the
     next level (every peer read them before the meeting that came before this kernel); if
-    ``gather`` and the level's plan has ``NN_BACKWARD``, every process's share of the frontier bitmap
-    (:func:`frontier_bits`, in its block) copied into ``bitmap``, one after another in process
-    order, for :func:`normal_pass`. Any unsigned type: the searcher passes byte masks and
-    bitmaps as words, eight bytes a load."""
+    ``resolve`` (the level's last merge), each delegate another process marked and this one did
+    not gets its candidate parent from the first such process (``candidates``: every process's,
+    in its block), so every process ends the search with a valid parent for every delegate
+    found; if ``gather`` and the level's plan has ``NN_BACKWARD``, every process's share of the
+    frontier bitmap (:func:`frontier_bits`, in its block) copied into ``bitmap``, one after
+    another in process order, for :func:`normal_pass`. Marks and bitmaps come as 64-bit words,
+    eight bytes a load (a mark is a byte of 0 or 1)."""
     delegates = combined.size
     own = marks[me]
     for x in prange(delegates):
@@ -490,6 +511,8 @@ def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather
         for process in range(1, len(marks)):
             value |= marks[process][parity * delegates + x]
         combined[x] = value
+        if resolve:
+            _take_candidates(marks, parity * delegates + x, value & ~own[parity * delegates + x], x, candidates, me)
         own[(1 - parity) * delegates + x] = 0
     if not gather or counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return

@@ -251,10 +251,11 @@ def push(dd_indptr, dd_indices, dn_indptr, dn_indices, dd_queue, dd_starts, dn_q
 @cuda.jit(device=True, inline=True)
 def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward, depth, parent, nd_indptr, nd_indices,
                   nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, source, tally, flags, bitmap,
-                  share, processes, hosts, gpus_per_host):
+                  share, processes, hosts, gpus_per_host, over_bitmap):
     """What the pass over the normals does for normal ``x`` at depth ``at`` (nn claims only;
-    the nn pairs of several processes are written by the caller; their backward nn reads the
-    gathered frontier ``bitmap``, a column at a time: most rows find at their first)."""
+    the nn pairs of several processes are written by the caller; with ``over_bitmap`` backward
+    nn reads the gathered frontier ``bitmap``, a column at a time: most rows find at their
+    first)."""
     if at == level:
         if nd_forward:
             for position in range(nd_indptr[x], nd_indptr[x + 1]):
@@ -290,7 +291,7 @@ def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward
                 if column >= 0:
                     found = delegate_ids[column]
                     break
-        if found < 0 and nn_backward and bitmap.size == 0:  # one process: nn columns are local indices
+        if found < 0 and nn_backward and not over_bitmap:  # one process: nn columns are local indices
             for position in range(nn_start, nn_end, PROBE):
                 column = _probe(nn_indices, position, nn_end, depth, level)
                 if column >= 0:
@@ -335,10 +336,10 @@ def _tile_needs(frontier_flags, open_flags, tile, level, forward, backward):
     return np.int32(n0) | (np.int32(n1) << 1) | (np.int32(n2) << 2) | (np.int32(n3) << 3)
 
 
-@cuda.jit(cache=True)
-def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
-                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, share,
-                hosts, gpus_per_host):
+@cuda.jit(device=True, inline=True)
+def _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
+                 candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, share,
+                 hosts, gpus_per_host, over_bitmap):
     """One pass over the local normals (``_kernels_cpu.normal_pass``). The normals come in tiles
     of :data:`VERTICES_PER_THREAD` segments (``blockDim`` must be a segment's length, at most
     :data:`TILE_LIST`), tile ``t`` to block ``t mod gridDim``. A block first reads the flags of
@@ -394,7 +395,7 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
                     _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, nn_backward, depth, parent,
                                   nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new, candidate,
                                   delegate_ids, np.int64(x) * stride + offset, tally, flags, bitmap, share, stride,
-                                  hosts, gpus_per_host)
+                                  hosts, gpus_per_host, over_bitmap)
             if nn_forward and pairs:  # the same for the whole grid
                 count = np.int64(0)
                 for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
@@ -410,6 +411,29 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
                             place += 1
         cuda.syncthreads()  # the list is read before the next step rewrites it
     _add_tallies(tally, block, counts, slot)
+
+
+@cuda.jit(cache=True)
+def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
+                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, share,
+                hosts, gpus_per_host):
+    """:func:`_normal_pass` where backward nn reads the depths of local columns (one process;
+    ``bitmap`` and the layout are not read): compiled apart from
+    :func:`normal_pass_over_bitmap`, so the bitmap's lookup costs this pass no registers."""
+    _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
+                 candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, share,
+                 hosts, gpus_per_host, False)
+
+
+@cuda.jit(cache=True)
+def normal_pass_over_bitmap(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices,
+                            delegate_depth, new, candidate, delegate_ids, stride, offset, counts, slot, flags,
+                            pair_targets, pair_sources, bitmap, share, hosts, gpus_per_host):
+    """:func:`_normal_pass` with several processes: backward nn looks its columns (global ids)
+    up in the gathered frontier ``bitmap``."""
+    _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
+                 candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, share,
+                 hosts, gpus_per_host, True)
 
 
 @cuda.jit(cache=True)
@@ -705,11 +729,24 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
         cuda.threadfence_system()
 
 
+@cuda.jit(device=True, inline=True)
+def _take_candidates(marks, word, wanted, first, candidates, me):
+    """``_kernels_cpu._take_candidates``: a remote load per delegate only others marked."""
+    for byte in range(8):
+        shift = np.uint64(8 * byte)
+        if wanted >> shift & np.uint64(1):
+            for process in range(len(marks)):
+                if marks[process][word] >> shift & np.uint64(1):
+                    candidates[me][8 * first + byte] = candidates[process][8 * first + byte]
+                    break
+
+
 @cuda.jit(cache=True)
-def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather):
-    """Every process's marks combined, every bitmap share copied if ``gather`` and the plan has
-    ``NN_BACKWARD`` (``_kernels_cpu.merge_and_gather``): one grid-stride loop over the words of
-    both."""
+def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather, candidates, resolve):
+    """Every process's marks combined (and, if ``resolve``, the candidates of the delegates only
+    others marked taken from the first of them), every bitmap share copied if ``gather`` and the
+    plan has ``NN_BACKWARD`` (``_kernels_cpu.merge_and_gather``): one grid-stride loop over the
+    words of both."""
     delegates = combined.size
     share = shares[0].size
     gathered = len(shares) * share if gather and counts[PLAN_VISITS] & NN_BACKWARD else 0
@@ -720,6 +757,9 @@ def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather
             for process in range(1, len(marks)):
                 value |= marks[process][parity * delegates + item]
             combined[item] = value
+            if resolve:
+                _take_candidates(marks, parity * delegates + item, value & ~own[parity * delegates + item], item,
+                                 candidates, me)
             own[(1 - parity) * delegates + item] = 0
         else:
             word = item - delegates

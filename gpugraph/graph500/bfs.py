@@ -33,8 +33,10 @@ nn decides on the numbers summed over the processes (so all agree), and backward
 normal looks its nn columns up in the gathered bitmap.
 
 The search ends when no process has a frontier. A delegate's parent is the candidate of any
-process that found it (an all-reduce MAX over ``candidate`` after the search), which is valid
-because a delegate is found by every finder at the same level.
+process that found it (an all-reduce MAX over ``candidate`` after the search; with peer
+memory each process takes the candidates of the delegates it did not find from a process that
+did, in the merge that ends each level), which is valid because a delegate is found by every
+finder at the same level.
 
 No pass over all vertices prepares a level. Local normals are claimed for the next level with a
 compare-and-swap, and the claims add up the next level's frontier size, its nd and nn arcs and
@@ -457,7 +459,9 @@ class Searcher:
                     break
             if self.peer is not None:
                 stats["nn_pairs_sent"] = int(counts[kernel_cells.PAIRS_SENT])
-            if self.group.size > 1:
+            if self.peer is not None:  # every process took its candidates in the merges; none reads a peer's now
+                self._meet()
+            elif self.group.size > 1:
                 self.group.allreduce_array(self.candidate, "max")
             self.backend.synchronize()
         stats["seconds"] = time.perf_counter() - started
@@ -629,7 +633,8 @@ class Searcher:
         self.peer = PeerMemory(group.comm, backend, {
             "arrivals": (3, np.int64), "cursors": (processes, np.int64),
             "published": (2 * kernel_cells.SHARED_CELLS, np.int64), "marks": (2 * padded, np.uint8),
-            "bits": (self._bitmap_share, np.uint8), "inbox": (int(capacity[:, group.rank].sum()), np.int64)})
+            "bits": (self._bitmap_share, np.uint8), "inbox": (int(capacity[:, group.rank].sum()), np.int64),
+            "candidates": (delegates, self.candidate.dtype)})
         with backend.activate():
             self._peer_starts = xp.asarray(starts.reshape(-1))
             arcs = max(1, int(graph.nn.indices.size))
@@ -637,10 +642,12 @@ class Searcher:
             self._bitmap = xp.empty(self._bitmap_share * processes, dtype=np.uint8)  # every share, gathered
             combined = xp.zeros(padded, dtype=np.uint8)
         self.new = combined[:delegates]  # every process's marks combined (close_delegates reads them)
+        self.candidate = self.peer.own["candidates"]
+        self.no_candidate = self.candidate[:0]
         self._found_anywhere = self.new
         self.frontier_share = self.peer.own["bits"]
         self._peers = {name: kernel_tuple(self.peer.peers[name], backend)
-                       for name in ("arrivals", "cursors", "published", "inbox")}
+                       for name in ("arrivals", "cursors", "published", "inbox", "candidates")}
         self._peers.update({name: kernel_tuple([array.view(np.uint64) for array in self.peer.peers[name]], backend)
                             for name in ("marks", "bits")})
         self._words = {"combined": combined.view(np.uint64), "bitmap": self._bitmap.view(np.uint64)}
@@ -695,21 +702,22 @@ class Searcher:
                   self.counts, peers["inbox"], peers["cursors"], self._peer_starts, self._rank,
                   np.int64(layout.hosts), np.int64(layout.gpus_per_host))
         self._meet()
-        self._merge_marks(parity, gather=False)
+        self._merge_marks(parity, gather=False, resolve=True)
         own = self.peer.own
         self._run("apply_inbox", resident, backend.threads_per_block(), own["inbox"], own["cursors"],
                   self._peer_starts, self._rank, self.depth, self.parent, np.int32(level), graph.nd.indptr,
                   graph.nn.indptr, self.counts, next_slot, self.flags)
 
-    def _merge_marks(self, parity, gather: bool):
-        """Every process's marks of ``parity`` combined into ``new`` and, if ``gather`` and the
-        level's plan has backward nn, every share of the frontier bitmap copied
+    def _merge_marks(self, parity, gather: bool, resolve: bool = False):
+        """Every process's marks of ``parity`` combined into ``new``; if ``resolve``, the
+        candidates of the delegates only other processes marked taken from them; if ``gather``
+        and the level's plan has backward nn, every share of the frontier bitmap copied
         (``_kernels_cpu.merge_and_gather``; after a meeting)."""
         backend, words, peers = self.backend, self._words, self._peers
         items = int(words["combined"].size) + (int(words["bitmap"].size) if gather else 0)
         self._run("merge_and_gather", min(backend.blocks_for(items), self._stride_blocks()) if backend.is_cuda else 1,
                   backend.threads_per_block(), words["combined"], peers["marks"], np.int64(parity), self._rank,
-                  peers["bits"], words["bitmap"], self.counts, gather)
+                  peers["bits"], words["bitmap"], self.counts, gather, peers["candidates"], resolve)
 
     def _meet(self):
         """Wait for every process to get here: a barrier kernel on GPUs, the host's elsewhere."""
@@ -774,7 +782,7 @@ class Searcher:
                 array.data.memset_async(0xFF, array.nbytes)
             else:
                 array.fill(-1)
-        if self.peer is not None:  # no peer reads them now: the last search ended with a collective
+        if self.peer is not None:  # no peer reads them now: the last search ended with a meeting
             marks = self.peer.own["marks"]
             if self._on_gpu:
                 marks.data.memset_async(0, marks.nbytes)
@@ -1023,14 +1031,15 @@ class Searcher:
                      self.stride, self.offset, self.counts, next_slot, self.flags, targets, sources,
                      self.no_bitmap if bitmap is None else bitmap, np.int64(self._bitmap_share), np.int64(layout.hosts),
                      np.int64(layout.gpus_per_host))
+        name = "normal_pass" if self.group.size == 1 else "normal_pass_over_bitmap"
         if self.backend.is_cuda:  # one wave of blocks, a segment's length each (worked out once)
             segment, key = 1 << kernel_cells.SEGMENT_BITS, str(nd_forward)
             if key not in self._pass_blocks:
                 self._pass_blocks[key] = max(1, min(-(-graph.num_local // segment), resident_blocks(
-                    self.kernels.normal_pass, self.backend, segment, *arguments)))
-            self._gpu("normal_pass", self._pass_blocks[key], segment, *arguments, key=key)
+                    getattr(self.kernels, name), self.backend, segment, *arguments)))
+            self._gpu(name, self._pass_blocks[key], segment, *arguments, key=key)
         else:
-            self._cpu(self.kernels.normal_pass, *arguments)
+            self._cpu(getattr(self.kernels, name), *arguments)
 
     def _pull_delegates(self, kind: str, level, column_depth, column_ids, visit: int, first_probes: bool = True,
                         long_rows: bool = True):

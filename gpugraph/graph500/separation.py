@@ -14,7 +14,8 @@ each process stores their rows) and few nn edges (the only point-to-point traffi
 reverse. The paper keeps the delegates below ``4 n / p`` and tunes TH so that both kinds of
 traffic take about the same time, and reports the nn edges as a small share. :func:`choose_threshold`
 follows that: among the powers of two, the largest TH whose nn edges are at most
-``config.GRAPH500_NN_EDGE_SHARE`` of all edges while the delegates stay below ``4 n / p``; when no
+``config.GRAPH500_NN_EDGE_SHARE`` of all edges (``GRAPH500_NN_EDGE_SHARE_SEVERAL`` with several
+processes, measured for peer memory) while the delegates stay below ``4 n / p``; when no
 power of two meets both, the one with the fewest nn edges under the delegate bound. One pass over
 the edges gives the nn-edge count of every candidate at once (an edge is nn for every TH at or
 above the larger degree of its ends).
@@ -125,7 +126,8 @@ def choose_threshold(degree, nn_edges: np.ndarray, processes: int) -> int:
     total = max(int(nn_edges[-1]), 1)
     allowed = delegates < config.GRAPH500_MAX_DELEGATES_PER_PROCESS * n / processes
     shares = nn_edges / total
-    good = np.flatnonzero(allowed & (shares <= config.GRAPH500_NN_EDGE_SHARE))
+    share = config.GRAPH500_NN_EDGE_SHARE if processes == 1 else config.GRAPH500_NN_EDGE_SHARE_SEVERAL
+    good = np.flatnonzero(allowed & (shares <= share))
     if good.size:
         return 1 << int(good[-1])
     candidates = np.flatnonzero(allowed)  # never empty: the largest candidate has no delegates

@@ -15,6 +15,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
+from gpugraph import config
 from gpugraph.backend import get_backend
 from gpugraph.errors import InvalidParameterError, VertexIdError
 from gpugraph.graph500 import distributor, harness, separation
@@ -197,10 +198,11 @@ def test_threshold_rule_keeps_nn_edges_small_and_delegates_bounded():
     larger = np.maximum(degree[sources[keep]], degree[targets[keep]])
     for k in (0, 3, 7):
         assert table[k] == np.count_nonzero(larger <= 1 << k)
-    threshold = separation.choose_threshold(degree, table, 4)
-    share = np.count_nonzero(larger <= threshold) / larger.size
-    assert share <= 0.1 and np.count_nonzero(degree > threshold) < 4 * n / 4
-    assert np.count_nonzero(larger <= 2 * threshold) / larger.size > 0.1  # the largest such power of two
+    for processes, most in ((1, config.GRAPH500_NN_EDGE_SHARE), (4, config.GRAPH500_NN_EDGE_SHARE_SEVERAL)):
+        threshold = separation.choose_threshold(degree, table, processes)
+        share = np.count_nonzero(larger <= threshold) / larger.size
+        assert share <= most and np.count_nonzero(degree > threshold) < 4 * n / processes
+        assert np.count_nonzero(larger <= 2 * threshold) / larger.size > most  # the largest such power of two
     with pytest.raises(InvalidParameterError):
         separation.separate(degree, -1)
 
@@ -323,6 +325,29 @@ def test_peer_memory_processes_give_validated_trees(processes, gpus_per_host, op
         assert any(level["nn"] == "backward" for level in directions)
     else:
         assert all(level["nn"] == "forward" for level in directions)
+
+
+def test_merge_takes_the_candidates_of_delegates_only_others_marked():
+    """The level's last merge: a delegate this process did not mark takes the candidate of the
+    first process that did; its own candidates stay; the other parity's marks are zeroed."""
+    from gpugraph.graph500 import _kernels_cpu as kernels
+
+    processes, delegates, padded, me, parity = 3, 10, 16, 1, 1
+    marks = [np.zeros(2 * padded, dtype=np.uint8) for _ in range(processes)]
+    candidates = [np.full(delegates, -1, dtype=np.int32) for _ in range(processes)]
+    for process, delegate in ((0, 3), (2, 3), (2, 9), (me, 5), (0, 5)):
+        marks[process][parity * padded + delegate] = 1
+        candidates[process][delegate] = 100 * process + delegate
+    marks[me][:padded] = 1  # the other parity: zeroed by the merge
+    combined = np.zeros(padded // 8, dtype=np.uint64)
+    words = tuple(mark.view(np.uint64) for mark in marks)
+    no_bits = (np.zeros(0, dtype=np.uint64),) * processes
+    kernels.merge_and_gather(combined, words, np.int64(parity), np.int64(me), no_bits, np.zeros(0, dtype=np.uint64),
+                             np.zeros(64, dtype=np.int64), False, tuple(candidates), True)
+    assert np.flatnonzero(combined.view(np.uint8)).tolist() == [3, 5, 9]
+    assert candidates[me][[3, 5, 9]].tolist() == [3, 105, 209]
+    assert (np.delete(candidates[me], [3, 5, 9]) == -1).all()
+    assert not marks[me][:padded].any()
 
 
 def test_peer_memory_is_the_default_for_gpus_of_one_host():
@@ -496,10 +521,10 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
     launches = [
         (kernels.push, (*csrs, queue, scan, queue, scan, slot, ids, searcher.delegate_depth, searcher.new,
                         searcher.candidate, searcher.depth, searcher.parent, *tail, flags)),
-        *((kernels.normal_pass, (searcher.depth, parent, level, np.int64(240), nd.indptr, nd.indices, nn.indptr,
-                                 nn.indices, searcher.delegate_depth, searcher.new, searcher.candidate, ids, p, offset,
-                                 counts, slot, flags, *pairs, np.zeros(16, dtype=np.uint8), np.int64(8), np.int64(2),
-                                 np.int64(1)))
+        *((kernel, (searcher.depth, parent, level, np.int64(240), nd.indptr, nd.indices, nn.indptr, nn.indices,
+                    searcher.delegate_depth, searcher.new, searcher.candidate, ids, p, offset, counts, slot, flags,
+                    *pairs, np.zeros(16, dtype=np.uint8), np.int64(8), np.int64(2), np.int64(1)))
+          for kernel in (kernels.normal_pass, kernels.normal_pass_over_bitmap)
           for parent in (searcher.parent, searcher.parent.astype(np.int64))),  # 32-bit ids, and beyond scale 30
         (kernels.apply_pairs, (*pairs, searcher.depth, searcher.parent, *tail, flags)),
         (kernels.pull_delegates, (graph.dd.indptr, graph.dd.indices, searcher.new, searcher.candidate, level,
@@ -529,7 +554,8 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                                  np.int64(7))),
         (kernels.scatter_pairs, (*pairs, counts, inboxes, cursors, starts, me, np.int64(3), np.int64(1))),
         (kernels.merge_and_gather, (np.zeros(4, dtype=np.uint64), words, np.int64(0), me, words,
-                                    np.zeros(24, dtype=np.uint64), counts, True)),
+                                    np.zeros(24, dtype=np.uint64), counts, True,
+                                    tuple(np.zeros(32, dtype=np.int32) for _ in range(peers)), True)),
         (kernels.apply_inbox, (inboxes[1], cursors[1], starts, me, searcher.depth, searcher.parent, *tail, flags)),
     ]
     for kernel, arguments in launches:
