@@ -729,16 +729,8 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
         cuda.threadfence_system()
 
 
-@cuda.jit(device=True, inline=True)
-def _take_candidates(marks, word, wanted, first, candidates, me):
-    """``_kernels_cpu._take_candidates``: a remote load per delegate only others marked."""
-    for byte in range(8):
-        shift = np.uint64(8 * byte)
-        if wanted >> shift & np.uint64(1):
-            for process in range(len(marks)):
-                if marks[process][word] >> shift & np.uint64(1):
-                    candidates[me][8 * first + byte] = candidates[process][8 * first + byte]
-                    break
+#: ``_kernels_cpu._take_candidates``: a remote load per delegate only others marked.
+_take_candidates = cuda.jit(device=True, inline=True)(_kernels_cpu._take_candidates.py_func)
 
 
 @cuda.jit(cache=True)
