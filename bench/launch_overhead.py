@@ -37,7 +37,7 @@ def main() -> int:
     arguments = (searcher.depth, searcher.parent, np.int32(99), np.int64(0), graph.nd.indptr, graph.nd.indices,
                  graph.nn.indptr, graph.nn.indices, searcher.delegate_depth, searcher.no_mark, no_ids,
                  graph.delegate_ids, searcher.stride, searcher.offset, searcher.counts, np.int64(0), searcher.flags,
-                 no_ids, no_ids, searcher.no_bitmap, np.int64(0), np.int64(1), np.int64(1))
+                 no_ids, no_ids, searcher.no_bitmap, searcher.nn_bits)
     threads = 1 << _kernels_cpu.SEGMENT_BITS  # a block a segment, as the searcher launches it
     blocks = resident_blocks(kernel, backend, threads, *arguments)
     launch_cuda_grid(kernel, backend, blocks, threads, *arguments)

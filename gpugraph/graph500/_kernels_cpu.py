@@ -149,20 +149,20 @@ def _owner(vertex, hosts, gpus_per_host):
 
 
 @njit(inline="always")
-def _in_frontier(column, depth, level, bitmap, share, processes, hosts, gpus_per_host):
-    """Whether nn column ``column`` is at depth ``level``: a local index whose depth is read
-    (``bitmap`` empty, one process), else a global id looked up in the gathered frontier
-    bitmap (:func:`normal_pass`)."""
+def _in_frontier(column, position, depth, level, bitmap, nn_bits):
+    """Whether the nn column ``column`` of arc ``position`` is at depth ``level``: a local index
+    whose depth is read (``bitmap`` empty, one process), else its bit ``nn_bits[position]`` in
+    the gathered frontier bitmap (:func:`normal_pass`)."""
     if bitmap.size == 0:
         return depth[column] == level
-    local = column // processes
-    return bitmap[_owner(column, hosts, gpus_per_host) * share + (local >> 3)] >> (local & 7) & 1 != 0
+    bit = nn_bits[position]
+    return bitmap[bit >> 3] >> (bit & 7) & 1 != 0
 
 
 @njit(parallel=True, cache=True)
 def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
-                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, share,
-                hosts, gpus_per_host):
+                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap,
+                nn_bits):
     """One pass over the local normals for the visits of the level's plan that ``allowed`` (bits)
     lets it run; none: nothing to do. A normal at depth ``level`` visits forward its nd arcs
     (``nd_forward``: marks unvisited delegates new, itself their candidate) and its nn arcs
@@ -172,10 +172,9 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
     ``level`` (``dn_backward``), failing that from its first nn column at depth ``level``
     (``nn_backward``): with one process (``bitmap`` empty) nn columns are local indices whose
     depths it reads; with several they are global ids looked up in ``bitmap``, every process's
-    :func:`frontier_bits` one after another (``share`` bytes each, in process order; the owner
-    of ``v`` is ``(v % hosts) * gpus_per_host + (v // hosts) % gpus_per_host`` and its local
-    index ``v // stride``, as ``distributor.Layout`` says). Claims are counted in
-    ``counts[slot:]``."""
+    :func:`frontier_bits` one after another in process order, at bit ``nn_bits[a]`` for nn arc
+    ``a`` (the column's owner times the bits of a share, plus its local index: worked out once
+    by the searcher, so the lookup divides nothing). Claims are counted in ``counts[slot:]``."""
     visits = counts[PLAN_VISITS] & allowed
     if visits == 0:
         return
@@ -222,7 +221,7 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
             if found < 0 and nn_backward:
                 for position in range(nn_indptr[x], nn_indptr[x + 1]):
                     column = nn_indices[position]
-                    if _in_frontier(column, depth, level, bitmap, share, stride, hosts, gpus_per_host):
+                    if _in_frontier(column, position, depth, level, bitmap, nn_bits):
                         found = column
                         break
             if found >= 0 and atomic_cas_i32(depth, x, -1, level + 1) == -1:

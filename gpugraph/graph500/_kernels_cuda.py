@@ -251,7 +251,7 @@ def push(dd_indptr, dd_indices, dn_indptr, dn_indices, dd_queue, dd_starts, dn_q
 @cuda.jit(device=True, inline=True)
 def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward, depth, parent, nd_indptr, nd_indices,
                   nn_indptr, nn_indices, delegate_depth, new, candidate, delegate_ids, source, tally, flags, bitmap,
-                  share, processes, hosts, gpus_per_host, over_bitmap):
+                  nn_bits, over_bitmap):
     """What the pass over the normals does for normal ``x`` at depth ``at`` (nn claims only;
     the nn pairs of several processes are written by the caller; with ``over_bitmap`` backward
     nn reads the gathered frontier ``bitmap``, a column at a time: most rows find at their
@@ -297,12 +297,11 @@ def _visit_normal(x, at, level, nd_forward, nn_forward, dn_backward, nn_backward
                 if column >= 0:
                     found = column
                     break
-        elif found < 0 and nn_backward:  # several: global ids, looked up in the bitmap
+        elif found < 0 and nn_backward:  # several: each column's bit in the bitmap, worked out once
             for position in range(nn_start, nn_end):
-                column = nn_indices[position]
-                local = column // processes
-                if bitmap[_owner(column, hosts, gpus_per_host) * share + (local >> 3)] >> (local & 7) & 1:
-                    found = column
+                bit = nn_bits[position]
+                if bitmap[bit >> 3] >> (bit & 7) & 1:
+                    found = nn_indices[position]
                     break
         if found >= 0:
             # Without forward nn claims in this pass nobody else claims x: a plain store.
@@ -338,8 +337,8 @@ def _tile_needs(frontier_flags, open_flags, tile, level, forward, backward):
 
 @cuda.jit(device=True, inline=True)
 def _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
-                 candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, share,
-                 hosts, gpus_per_host, over_bitmap):
+                 candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, nn_bits,
+                 over_bitmap):
     """One pass over the local normals (``_kernels_cpu.normal_pass``). The normals come in tiles
     of :data:`VERTICES_PER_THREAD` segments (``blockDim`` must be a segment's length, at most
     :data:`TILE_LIST`), tile ``t`` to block ``t mod gridDim``. A block first reads the flags of
@@ -394,8 +393,8 @@ def _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr
                 if at >= -1:
                     _visit_normal(x, at, level, nd_forward, visit_nn, dn_backward, nn_backward, depth, parent,
                                   nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new, candidate,
-                                  delegate_ids, np.int64(x) * stride + offset, tally, flags, bitmap, share, stride,
-                                  hosts, gpus_per_host, over_bitmap)
+                                  delegate_ids, np.int64(x) * stride + offset, tally, flags, bitmap, nn_bits,
+                                  over_bitmap)
             if nn_forward and pairs:  # the same for the whole grid
                 count = np.int64(0)
                 for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
@@ -415,25 +414,25 @@ def _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr
 
 @cuda.jit(cache=True)
 def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
-                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, share,
-                hosts, gpus_per_host):
+                candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap,
+                nn_bits):
     """:func:`_normal_pass` where backward nn reads the depths of local columns (one process;
-    ``bitmap`` and the layout are not read): compiled apart from
+    ``bitmap`` and ``nn_bits`` are not read): compiled apart from
     :func:`normal_pass_over_bitmap`, so the bitmap's lookup costs this pass no registers."""
     _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
-                 candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, share,
-                 hosts, gpus_per_host, False)
+                 candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap,
+                 nn_bits, False)
 
 
 @cuda.jit(cache=True)
 def normal_pass_over_bitmap(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices,
                             delegate_depth, new, candidate, delegate_ids, stride, offset, counts, slot, flags,
-                            pair_targets, pair_sources, bitmap, share, hosts, gpus_per_host):
-    """:func:`_normal_pass` with several processes: backward nn looks its columns (global ids)
-    up in the gathered frontier ``bitmap``."""
+                            pair_targets, pair_sources, bitmap, nn_bits):
+    """:func:`_normal_pass` with several processes: backward nn looks its columns up in the
+    gathered frontier ``bitmap``, at the bits ``nn_bits`` gives per nn arc."""
     _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
-                 candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, share,
-                 hosts, gpus_per_host, True)
+                 candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap,
+                 nn_bits, True)
 
 
 @cuda.jit(cache=True)

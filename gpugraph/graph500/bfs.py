@@ -378,6 +378,7 @@ class Searcher:
         self.peer = None
         if self._peer_wanted:
             self._share_peer_memory()
+        self.nn_bits = self._bitmap_positions()
         if self._on_gpu:
             import cupyx
 
@@ -590,6 +591,20 @@ class Searcher:
         from gpugraph.graph500._kernels_cuda import MAX_PEERS
 
         return group.size <= MAX_PEERS and len(host_names(group.comm)) == 1
+
+    def _bitmap_positions(self):
+        """Each nn arc's column as a bit of the gathered frontier bitmap (every process's share
+        of ``8 * _bitmap_share`` bits in process order: owner times that, plus the local index),
+        worked out once so the backward nn visit divides nothing; 32-bit where every position
+        fits. Empty without a bitmap (one process, or nn forward only)."""
+        xp, graph = self.xp, self.graph
+        if not self._bitmap_share:
+            return xp.empty(0, dtype=np.int32)
+        layout, bits = graph.layout, 8 * self._bitmap_share
+        wide = bits * layout.processes > np.iinfo(np.int32).max
+        with self.backend.activate():
+            columns = graph.nn.indices
+            return (layout.owner(columns) * bits + columns // layout.processes).astype(np.int64 if wide else np.int32)
 
     def _share_peer_memory(self):
         """Set up ``Options.peer_memory`` (collective): this process's inbox, sized for the nn arcs
@@ -1020,7 +1035,7 @@ class Searcher:
         """``_kernels_cpu.normal_pass`` with the visits of the level's plan among ``allowed``;
         with several processes, backward nn reads ``bitmap`` (every process's share of the
         frontier bitmap, gathered)."""
-        graph, no_ids, layout = self.graph, self.no_ids, self.graph.layout
+        graph, no_ids = self.graph, self.no_ids
         targets, sources = pairs if pairs is not None else (no_ids, no_ids)
         # Without the nd visit the delegate marks are not passed: a non-blocking reduction may be
         # writing them (and the CUDA simulator copies every argument back after the kernel).
@@ -1029,8 +1044,7 @@ class Searcher:
         arguments = (self.depth, self.parent, np.int32(level), np.int64(allowed), graph.nd.indptr, graph.nd.indices,
                      graph.nn.indptr, graph.nn.indices, self.delegate_depth, new, candidate, graph.delegate_ids,
                      self.stride, self.offset, self.counts, next_slot, self.flags, targets, sources,
-                     self.no_bitmap if bitmap is None else bitmap, np.int64(self._bitmap_share), np.int64(layout.hosts),
-                     np.int64(layout.gpus_per_host))
+                     self.no_bitmap if bitmap is None else bitmap, self.nn_bits)
         name = "normal_pass" if self.group.size == 1 else "normal_pass_over_bitmap"
         if self.backend.is_cuda:  # one wave of blocks, a segment's length each (worked out once)
             segment, key = 1 << kernel_cells.SEGMENT_BITS, str(nd_forward)

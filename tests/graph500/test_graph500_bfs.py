@@ -523,7 +523,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                         searcher.candidate, searcher.depth, searcher.parent, *tail, flags)),
         *((kernel, (searcher.depth, parent, level, np.int64(240), nd.indptr, nd.indices, nn.indptr, nn.indices,
                     searcher.delegate_depth, searcher.new, searcher.candidate, ids, p, offset, counts, slot, flags,
-                    *pairs, np.zeros(16, dtype=np.uint8), np.int64(8), np.int64(2), np.int64(1)))
+                    *pairs, np.zeros(16, dtype=np.uint8), np.zeros(nn.indices.size, dtype=np.int32)))
           for kernel in (kernels.normal_pass, kernels.normal_pass_over_bitmap)
           for parent in (searcher.parent, searcher.parent.astype(np.int64))),  # 32-bit ids, and beyond scale 30
         (kernels.apply_pairs, (*pairs, searcher.depth, searcher.parent, *tail, flags)),
