@@ -11,7 +11,10 @@ current device and ``NCCL_RUNTIME_CONNECT=0``, NCCL connecting every peer at the
 :func:`gpugraph.distributed.comm.use_rank_device`); ``lazy`` (``NCCL_RUNTIME_CONNECT=1``: NCCL
 connects a peer at first use, as before 2026-11-26); ``kernels`` (as ``default``, but the
 searches run under torch.profiler instead of cProfile: each rank's device time per kernel and
-per search, CUPTI seeing Numba's, CuPy's and NCCL's kernels alike, those of CUDA graphs too).
+per search, CUPTI seeing Numba's, CuPy's and NCCL's kernels alike, those of CUDA graphs too;
+then the last search's kernels in order with their starts and device times, and the time each
+meeting kernel took there: compared across the ranks' files, the rank that waits least at a
+meeting is the one the others waited for).
 The 2026-11-26 diagnosis ran ``base`` (lazy connections) against ``connect``; see
 docs/graph500.md. ``--options`` turns on boolean fields of ``graph500.bfs.Options`` (e.g.
 ``peer_memory``).
@@ -86,9 +89,13 @@ class _KernelProfile:
     """torch.profiler's CUDA activity over the measured searches (enable / disable around each,
     like cProfile), summed per kernel."""
 
+    #: Kernels in which a process waits for the others (peer memory).
+    MEETINGS = ("share_numbers", "barrier")
+
     def __init__(self):
         self.device_us = {}
         self.launches = {}
+        self.last_search = []  # (name, start us, device us) of the last search's kernels, in order
 
     def enable(self):
         from torch.profiler import ProfilerActivity, profile
@@ -101,11 +108,14 @@ class _KernelProfile:
 
         torch.cuda.synchronize()
         self._profiler.__exit__(None, None, None)
+        self.last_search = []
         for event in self._profiler.events():
             if event.device_type.name == "CUDA":
                 name = event.name.split("::")[-1].split("[")[0][:60]
                 self.device_us[name] = self.device_us.get(name, 0.0) + event.device_time
                 self.launches[name] = self.launches.get(name, 0) + 1
+                self.last_search.append((name, event.time_range.start, event.device_time))
+        self.last_search.sort(key=lambda item: item[1])
 
     def table(self, searches: int) -> str:
         searches = max(1, searches)
@@ -114,6 +124,11 @@ class _KernelProfile:
         lines = [f"device time per search: {total:.1f} us over {searches} searches (kernel, us per search, "
                  "launches per search)"]
         lines += [f"  {name:60s} {value / searches:9.1f} {self.launches[name] / searches:6.1f}" for name, value in rows]
+        first = self.last_search[0][1] if self.last_search else 0.0
+        waits = [f"{name} {device:.1f}" for name, _, device in self.last_search if name in self.MEETINGS]
+        lines.append("last search, meetings in order (kernel us): " + ", ".join(waits))
+        lines.append("last search, kernels in order (start us from the first, device us):")
+        lines += [f"  {start - first:9.1f} {device:8.1f}  {name}" for name, start, device in self.last_search]
         return "\n".join(lines) + "\n"
 
 
