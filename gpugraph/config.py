@@ -285,7 +285,8 @@ GRAPH500_VALIDATE_CHUNK_EDGES = 1 << 24
 #: with one process (an H200 at scale 24: TH 128, 3.7% nn, beat 64, 256 and 512), and with several
 #: (peer memory stores nn pairs straight into the owners' inboxes, so fewer delegates, whose
 #: marks every process merges twice a level, pay: 4 H100s at scale 26, TH 1024 (18% nn) 352 GTEPS
-#: against 307 at 512 (8%) and 309 at 2048 (38%); 2 GPUs at scale 25: 512-1024 against 256 +4%)...
+#: against 307 at 512 (8%) and 309 at 2048 (38%); 2 GPUs at scale 25: median 2.30 / 2.28 ms at
+#: TH 512 / 1024 against 2.49 at 256)...
 GRAPH500_NN_EDGE_SHARE = 0.1
 GRAPH500_NN_EDGE_SHARE_SEVERAL = 0.2
 #: ... while the delegates stay below this many times n / p (the paper keeps them under 4 n / p).
