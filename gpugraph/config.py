@@ -282,7 +282,7 @@ GRAPH500_VALIDATE_CHUNK_EDGES = 1 << 24
 # --- Graph500 BFS across processes (gpugraph/graph500/) ------------------------------------------
 #: Automatic delegate threshold (separation.choose_threshold): the largest power of two whose
 #: normal-to-normal edges are at most this share of all edges (Pan et al. want "a small share"):
-#: with one process (an H200 at scale 24: TH 128, 3.7% nn, beat 64, 256 and 512), and with several
+#: with one process (an H100 at scale 24: TH 128, 3.7% nn, beat 64, 256 and 512), and with several
 #: (peer memory stores nn pairs straight into the owners' inboxes, so fewer delegates, whose
 #: marks every process merges twice a level, pay: 4 H100s at scale 26, TH 1024 (18% nn) 352 GTEPS
 #: against 307 at 512 (8%) and 309 at 2048 (38%); 2 GPUs at scale 25: median 2.30 / 2.28 ms at
