@@ -126,8 +126,8 @@ class Options:
         nn visits choose their direction as with ``nn_backward`` (each process copies the
         others' shares of the frontier bitmap from their blocks). It takes the place of the
         collectives that ``blocking_reduction``, ``uniquify``, ``local_all2all`` and ``overlap``
-        tune, so it goes with their defaults only. On 4 H200s: 7x the collectives' GTEPS
-        (docs/graph500.md, "Peer memory").
+        tune, so it goes with their defaults only. 4 GPUs at scale 26: 348-363 GTEPS against the
+        collectives' 34.5 (docs/graph500.md, "Peer memory", "Ninth session").
     """
 
     direction_optimizing: bool = True
@@ -458,9 +458,8 @@ class Searcher:
                 if levels < batch:
                     del stats["level_seconds"][level:]  # profiling: the level that found no frontier
                     break
-            if self.peer is not None:
+            if self.peer is not None:  # every process took its candidates in the merges; a meeting ends the search
                 stats["nn_pairs_sent"] = int(counts[kernel_cells.PAIRS_SENT])
-            if self.peer is not None:  # every process took its candidates in the merges; none reads a peer's now
                 self._meet()
             elif self.group.size > 1:
                 self.group.allreduce_array(self.candidate, "max")
@@ -609,9 +608,10 @@ class Searcher:
     def _share_peer_memory(self):
         """Set up ``Options.peer_memory`` (collective): this process's inbox, sized for the nn arcs
         of every process into its normals (one all-reduce of the counts per sender and owner),
-        its marks of both parities, the published numbers, the barrier's and the inbox's cursor
-        cells, all in a :class:`~gpugraph.distributed.peer.PeerMemory`; a local buffer for the
-        nn pairs of a level (at most this process's nn arcs).
+        its marks of both parities, its share of the frontier bitmap, its delegates' candidates,
+        the published numbers, the barrier's and the inbox's cursor cells, all in a
+        :class:`~gpugraph.distributed.peer.PeerMemory`; a local buffer for the nn pairs of a
+        level (at most this process's nn arcs) and one for every share of the bitmap, gathered.
 
         Raises
         ------
