@@ -49,7 +49,8 @@ def main() -> int:
                         help="step factors: variants separated by ';', each 'kind:factor0,...' or 'defaults'")
     parser.add_argument("--options", default="",
                         help="Options of the check, main and profile steps: boolean fields to turn on, "
-                             "comma-separated ('no-NAME' turns one off), e.g. nn_backward,overlap")
+                             "comma-separated ('no-NAME' turns one off, 'NAME=N' sets an integer field), "
+                             "e.g. nn_backward,overlap or levels_ahead=8")
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--device", default="cuda")
     args = parser.parse_args()
@@ -141,10 +142,17 @@ def main() -> int:
 
 
 def _chosen_options(parser, text: str, options_class) -> dict:
-    """``--options`` as keyword arguments of :class:`Options` (boolean fields only, and those
-    whose default ``None`` means automatic; ``no-NAME`` turns one off)."""
+    """``--options`` as keyword arguments of :class:`Options` (boolean fields, and those whose
+    default ``None`` means automatic; ``no-NAME`` turns one off, ``NAME=N`` gives an integer
+    field, e.g. ``levels_ahead=8``)."""
     chosen = {}
     for name in filter(None, text.split(",")):
+        if "=" in name:
+            field, value = name.split("=", 1)
+            if not hasattr(options_class(), field) or not value.isdigit():
+                parser.error(f"--options: {name!r} is not NAME=N with NAME a field of Options")
+            chosen[field] = int(value)
+            continue
         field = name.removeprefix("no-")
         default = getattr(options_class(), field, "not a field")
         if default is not None and not isinstance(default, bool):

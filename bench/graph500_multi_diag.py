@@ -14,7 +14,10 @@ searches run under torch.profiler instead of cProfile: each rank's device time p
 per search, CUPTI seeing Numba's, CuPy's and NCCL's kernels alike, those of CUDA graphs too;
 then the last search's kernels in order with their starts and device times, and the time each
 meeting kernel took there: compared across the ranks' files, the rank that waits least at a
-meeting is the one the others waited for).
+meeting is the one the others waited for); ``stamps`` (as ``default``, no profiler: each
+rank's host clock at a search's start, when its launches returned, when its counters were read
+and at its end; the processes of one host share the clock, so the start skew between them and
+the search's span from the first start to the last end are printed per search).
 The 2026-11-26 diagnosis ran ``base`` (lazy connections) against ``connect``; see
 docs/graph500.md. ``--options`` turns on boolean fields of ``graph500.bfs.Options`` (e.g.
 ``peer_memory``).
@@ -27,11 +30,14 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import json
 import os
 import pstats
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -42,8 +48,9 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, opti
     from gpugraph.graph500 import harness
     from gpugraph.graph500.bfs import Group, Options, Searcher
 
-    kernels = tag.startswith("kernels")
-    profile = _KernelProfile() if kernels else cProfile.Profile()
+    kernels, stamps, clocks = (tag.startswith(name) for name in ("kernels", "stamps", "clocks"))
+    profile = (_KernelProfile() if kernels else _Stamps(Searcher) if stamps else _Clocks(Searcher) if clocks
+               else cProfile.Profile())
     original = Searcher.search
     own = []
 
@@ -58,6 +65,10 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, opti
                 profile.disable()
         if measured:
             own.append(stats["seconds"])
+            if clocks:  # the same search again at once: no host work or idle GPU before it
+                profile.enable()
+                original(self, root)
+                profile.disable()
         return stats
 
     def warm_up(self, root, _original=Searcher.warm_up):
@@ -71,6 +82,8 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, opti
                         options=Options(**options))
     if kernels:
         text = io.StringIO(profile.table(len(own)))
+    elif stamps or clocks:
+        text = io.StringIO(json.dumps(profile.searches))
     else:
         text = io.StringIO()
         stats = pstats.Stats(profile, stream=text)
@@ -83,6 +96,161 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, opti
                f"ms: {times}\n")
     Path(out, f"diag-{tag}-rank{rank}.txt").write_text(summary + text.getvalue())
     print(summary, flush=True)
+
+
+class _Stamps:
+    """Host clock readings (``time.perf_counter``, shared by the processes of a host) at a
+    search's start, after its batches were launched, after its counters were read and at its
+    end, per measured search (enable / disable around each, like cProfile)."""
+
+    def __init__(self, searcher_class):
+        self.searches = []
+        self._on = False
+        for name, mark in (("_batch", "launched"), ("_read_counts", "counted")):
+            self._wrap(searcher_class, name, mark)
+
+    def _wrap(self, searcher_class, name: str, mark: str) -> None:
+        original = getattr(searcher_class, name)
+
+        def wrapped(searcher, *args, **kwargs):
+            result = original(searcher, *args, **kwargs)
+            if self._on:
+                self.searches[-1].setdefault(mark, time.perf_counter())
+            return result
+
+        setattr(searcher_class, name, wrapped)
+
+    def enable(self):
+        self._on = True
+        self.searches.append({"start": time.perf_counter()})
+
+    def disable(self):
+        self.searches[-1]["end"] = time.perf_counter()
+        self._on = False
+
+
+class _Clocks:
+    """Device clock readings inside each measured search's CUDA graph (module docstring,
+    ``clocks``): a CuPy kernel of one thread writes ``%globaltimer`` (ns) into a cell per point;
+    the host's ``time.time_ns()`` just before the batch's launch. Per search a dict of ns."""
+
+    POINTS = ("start", "reset", "met", "merged", "end")
+
+    def __init__(self, searcher_class):
+        self.searches = []
+        self._on = False
+        self._cells = self._kernel = None
+        clocks = self
+
+        def stamp(point):
+            import cupy
+
+            if clocks._kernel is None:
+                clocks._kernel = cupy.RawKernel(
+                    'extern "C" __global__ void stamp(unsigned long long* cells, int cell) {'
+                    ' unsigned long long now; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));'
+                    ' cells[cell] = now; }', "stamp")
+                clocks._cells = cupy.zeros(len(clocks.POINTS), dtype=cupy.uint64)
+            clocks._kernel((1,), (1,), (clocks._cells, np.int32(clocks.POINTS.index(point))))
+            return True
+
+        def wrap(name, before=None, after=None):
+            original = getattr(searcher_class, name)
+
+            def wrapped(searcher, *args, **kwargs):
+                if before:
+                    before(searcher, *args, **kwargs)
+                result = original(searcher, *args, **kwargs)
+                if after:
+                    after(searcher, *args, **kwargs)
+                return result
+
+            setattr(searcher_class, name, wrapped)
+
+        def launching(searcher, level, *args):
+            if clocks._on and level == 0:
+                clocks.searches[-1]["host_launch"] = time.time_ns()
+
+        def merged(searcher, parity, gather, resolve=False):
+            if gather and getattr(searcher, "_diag_level", -1) == 0:
+                stamp("merged")
+
+        wrap("_batch", before=launching)
+        wrap("_reset", before=lambda searcher: stamp("start"), after=lambda searcher: stamp("reset"))
+        wrap("_peer_level", before=lambda searcher, level, *args: setattr(searcher, "_diag_level", level))
+        wrap("_share_numbers", after=lambda searcher, slot, row, parity: row == 0 and stamp("met"))
+        wrap("_merge_marks", after=merged)
+        wrap("_launch_batch", after=lambda searcher, level, *args: level == 0 and stamp("end"))
+
+    def enable(self):
+        self._on = True
+        self.searches.append({})
+
+    def disable(self):
+        self._on = False
+        if self._cells is not None:
+            self.searches[-1].update(zip(self.POINTS, (int(value) for value in self._cells.get())))
+
+
+def _clock_table(out: str, tag: str, processes: int) -> str:
+    """Per rank, the medians (us) of the phases of its cold (measured) and hot (repeated)
+    searches from ``_Clocks``; then the median spread of the ranks' arrivals at level 0's first
+    meeting and of their departures from it (GPU clocks: equal across GPUs only as far as the
+    driver set them so)."""
+    ranks = []
+    for rank in range(processes):
+        text = Path(out, f"diag-{tag}-rank{rank}.txt").read_text()
+        ranks.append(json.loads(text[text.index("["):]))
+    phases = (("launch->start", "host_launch", "start"), ("reset", "start", "reset"), ("first meeting", "reset", "met"),
+              ("L0 probes+merge", "met", "merged"), ("rest of batch", "merged", "end"), ("start->end", "start", "end"))
+    lines = ["rank  kind  " + "  ".join(f"{name:>16s}" for name, _, _ in phases)]
+    for rank, searches in enumerate(ranks):
+        for kind, chosen in (("cold", searches[0::2]), ("hot", searches[1::2])):
+            values = []
+            for _, first, last in phases:
+                spans = sorted((search[last] - search[first]) / 1e3 for search in chosen
+                               if first in search and last in search)
+                values.append(spans[len(spans) // 2] if spans else float("nan"))
+            lines.append(f"{rank:4d}  {kind:4s}  " + "  ".join(f"{value:16.1f}" for value in values))
+    spreads = []
+    for index in range(min(len(searches) for searches in ranks)):
+        stamps = [searches[index] for searches in ranks]
+        if all("reset" in stamp and "met" in stamp for stamp in stamps):
+            spreads.append(((max(stamp["reset"] for stamp in stamps) - min(stamp["reset"] for stamp in stamps)) / 1e3,
+                            (max(stamp["met"] for stamp in stamps) - min(stamp["met"] for stamp in stamps)) / 1e3))
+    for kind, chosen in (("cold", spreads[0::2]), ("hot", spreads[1::2])):
+        if chosen:
+            arrive = sorted(value for value, _ in chosen)[len(chosen) // 2]
+            leave = sorted(value for _, value in chosen)[len(chosen) // 2]
+            lines.append(f"{kind}: median spread of the ranks' arrivals at the first meeting {arrive:.1f} us, "
+                         f"of their departures {leave:.1f} us")
+    return "\n".join(lines)
+
+
+def _stamp_table(out: str, tag: str, processes: int) -> str:
+    """Per search, from every rank's stamps (``$OUT/diag-<tag>-rank<r>.txt``): the start skew,
+    each phase's longest rank, the span from the first start to the last end, and the longest
+    rank's own time (what the harness reports); us, then the medians."""
+    ranks = []
+    for rank in range(processes):
+        text = Path(out, f"diag-{tag}-rank{rank}.txt").read_text()
+        ranks.append(json.loads(text[text.index("["):]))
+    rows, lines = [], ["search: start skew, launched (longest rank), counted, ended after counted, span first "
+                       "start -> last end, longest own time (us)"]
+    for index in range(min(len(searches) for searches in ranks)):
+        stamps = [searches[index] for searches in ranks]
+        first = min(stamp["start"] for stamp in stamps)
+        row = [max(stamp["start"] for stamp in stamps) - first,
+               max(stamp.get("launched", stamp["start"]) - stamp["start"] for stamp in stamps),
+               max(stamp["counted"] - stamp["start"] for stamp in stamps),
+               max(stamp["end"] - stamp["counted"] for stamp in stamps),
+               max(stamp["end"] for stamp in stamps) - first,
+               max(stamp["end"] - stamp["start"] for stamp in stamps)]
+        rows.append(row)
+        lines.append(f"  {index:3d}: " + " ".join(f"{value * 1e6:8.1f}" for value in row))
+    medians = [sorted(column)[len(column) // 2] for column in zip(*rows)] if rows else []
+    lines.append("  med: " + " ".join(f"{value * 1e6:8.1f}" for value in medians))
+    return "\n".join(lines)
 
 
 class _KernelProfile:
@@ -146,12 +314,16 @@ def main() -> int:
 
     options = {name: True for name in args.options.split(",") if name}
     for variant in args.variants.split(","):
-        if variant not in ("default", "lazy", "kernels"):
-            parser.error(f"unknown variant {variant!r}: use default, lazy or kernels")
+        if variant not in ("default", "lazy", "kernels", "stamps", "clocks"):
+            parser.error(f"unknown variant {variant!r}: use default, lazy, kernels, stamps or clocks")
         os.environ["NCCL_RUNTIME_CONNECT"] = "1" if variant == "lazy" else "0"
         began = time.perf_counter()
         launch(_rank, args.gpus, args.device, args.out, f"{variant}-{args.gpus}", args.scale, args.roots, options)
         print(f"[{variant}] {args.gpus} processes, scale {args.scale}: {time.perf_counter() - began:.1f} s", flush=True)
+        if variant == "stamps":
+            print(_stamp_table(args.out, f"{variant}-{args.gpus}", args.gpus), flush=True)
+        if variant == "clocks":
+            print(_clock_table(args.out, f"{variant}-{args.gpus}", args.gpus), flush=True)
     return 0
 
 

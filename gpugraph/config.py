@@ -341,3 +341,9 @@ GRAPH500_STRIDE_BLOCKS_PER_SM = 8
 #: Polls of a barrier kernel (peer memory, ~0.5-1 us each) before it gives up on its peers and
 #: flags the search as failed: ~30-60 s, longer than a peer's first-search kernel compilation.
 PEER_BARRIER_SPINS = 1 << 26
+#: Polls of a process waiting at a host barrier (``distributed.peer.HostBarrier``, ~0.1-0.2 us
+#: each) before it yields its core between polls: ~1-2 ms, longer than the processes' usual
+#: spread, shorter than a time slice of a process it waits for on a machine with fewer cores.
+HOST_BARRIER_BUSY_POLLS = 10_000
+#: Seconds a process waits at a host barrier before it reports its peer dead.
+HOST_BARRIER_SECONDS = 120.0

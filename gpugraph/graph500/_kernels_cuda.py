@@ -654,11 +654,12 @@ def _meet(arrivals, me, spins):
 
 
 @cuda.jit(cache=True)
-def barrier(arrivals, me, spins, counts):
-    """:func:`_meet` as a kernel (one block of at least ``len(arrivals)`` threads), unless the
-    search is over (``counts[PLAN_DONE]``, the same on every process): levels launched past the
-    end skip their meetings."""
-    if counts[PLAN_DONE] == 0:
+def barrier(arrivals, me, spins, counts, ended):
+    """:func:`_meet` as a kernel (one block of at least ``len(arrivals)`` threads) if whether the
+    search is over (``counts[PLAN_DONE]``, the same on every process) is ``ended``: levels
+    launched past the end skip their meetings, and a batch's last launch meets once the search
+    has ended."""
+    if (counts[PLAN_DONE] != 0) == (ended != 0):
         _meet(arrivals, me, spins)
 
 

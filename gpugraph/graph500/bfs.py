@@ -164,6 +164,29 @@ class Group:
             self.comm = Communicator(backend)
         self.rank = self.comm.rank if self.comm else 0
         self.size = self.comm.size if self.comm else 1
+        self._host_barrier = None  # made at the first start_together: False when the job spans hosts
+
+    def start_together(self) -> None:
+        """Return once every process has called this as often (collective): where a timed
+        section starts. The processes of one host meet through shared memory
+        (:class:`~gpugraph.distributed.peer.HostBarrier`, released within microseconds of each
+        other), those of several hosts in a small all-reduce.
+
+        Raises
+        ------
+        DistributedError
+            If a process of this host does not arrive (it died or hangs).
+        """
+        if self.comm is None:
+            return
+        if self._host_barrier is None:
+            from gpugraph.distributed.peer import HostBarrier, host_names
+
+            self._host_barrier = HostBarrier(self.comm) if len(host_names(self.comm)) == 1 else False
+        if self._host_barrier:
+            self._host_barrier.wait()
+        else:
+            self.comm.allreduce([0])
 
     def allreduce(self, values, op: str = "sum") -> np.ndarray:
         """A small host vector combined over the processes."""
@@ -460,7 +483,8 @@ class Searcher:
                     break
             if self.peer is not None:  # every process took its candidates in the merges; a meeting ends the search
                 stats["nn_pairs_sent"] = int(counts[kernel_cells.PAIRS_SENT])
-                self._meet()
+                if batch == 1:  # else the last batch ended with it
+                    self._meet(ended=True)
             elif self.group.size > 1:
                 self.group.allreduce_array(self.candidate, "max")
             self.backend.synchronize()
@@ -493,10 +517,11 @@ class Searcher:
                 self.group.exchange(payload, np.full(self.group.size, entries, dtype=np.int64)).wait()
 
     def _batch(self, level: int, batch: int, stats: dict):
-        """Launch levels ``level .. level + batch - 1`` (one process), after the search's reset if
-        ``level`` is 0: on a GPU from a CUDA graph of their launches, captured the second time
-        this batch runs (the first binds every kernel's parameters); a capture the driver
-        refuses turns the graphs off for this searcher (the launches then go one by one)."""
+        """Launch levels ``level .. level + batch - 1`` (planned on the device), after the
+        search's reset if ``level`` is 0: on a GPU from a CUDA graph of their launches, captured
+        the second time this batch runs (the first binds every kernel's parameters); a capture
+        the driver refuses turns the graphs off for this searcher (the launches then go one by
+        one)."""
         graph = self._graphs.get(level)
         if graph is None and level in self._graphs and self._graphs_usable:
             graph = self._graphs[level] = self._capture(level, batch, stats)
@@ -510,16 +535,19 @@ class Searcher:
 
     def _launch_batch(self, level: int, batch: int, stats: dict):
         """The launches of levels ``level .. level + batch - 1``, the search's reset first when
-        the batch starts it."""
+        the batch starts it; with peer memory the meeting of a search that has ended last
+        (:meth:`_meet`: it meets only if the search ended in this batch)."""
         if level == 0:
             self._reset()
         for row in range(batch):
             self._level(level + row, row, None, stats)
+        if self.peer is not None:
+            self._meet(ended=True)
 
     def _capture(self, level: int, batch: int, stats: dict):
-        """The launches of levels ``level .. level + batch - 1`` captured as a CUDA graph on this
-        searcher's stream (blocking: ordered with the default stream's resets and reads), or
-        ``None`` when the capture fails."""
+        """The launches of :meth:`_launch_batch` captured as a CUDA graph on this searcher's
+        stream (blocking: ordered with the default stream's resets and reads), or ``None`` when
+        the capture fails."""
         import cupy
 
         if self._stream is None:
@@ -734,11 +762,14 @@ class Searcher:
                   backend.threads_per_block(), words["combined"], peers["marks"], np.int64(parity), self._rank,
                   peers["bits"], words["bitmap"], self.counts, gather, peers["candidates"], resolve)
 
-    def _meet(self):
-        """Wait for every process to get here: a barrier kernel on GPUs, the host's elsewhere."""
+    def _meet(self, ended: bool = False):
+        """Wait for every process to get here: a barrier kernel on GPUs, the host's elsewhere.
+        The kernel meets while the search goes on, or, if ``ended``, once it is over (the same
+        on every process); so a batch ends with the meeting that ends a search: after it no
+        process reads another's block for this search, and the next one may write its own."""
         if self.peer.on_device:
             self._gpu("barrier", 1, self._meeting_threads, self._peers["arrivals"], self._rank,
-                      np.int64(config.PEER_BARRIER_SPINS), self.counts)
+                      np.int64(config.PEER_BARRIER_SPINS), self.counts, np.int64(ended))
         else:
             self.peer.barrier()
 

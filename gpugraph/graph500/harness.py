@@ -155,7 +155,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         # wait for the slowest process's collection (tens of ms on 4 H200s, 2026-11-26).
         gc.collect()
         gc.disable()
-        group.allreduce([0])  # every process starts the clock together
+        group.start_together()  # every process starts the clock together
         try:
             stats = searcher.search(int(root))
         finally:

@@ -88,3 +88,49 @@ def test_one_process_sees_its_own_block():
     memory = PeerMemory(_OneProcess(), get_backend("cpu"), {"cells": (5, np.int64), "bytes": (3, np.uint8)})
     memory.own["cells"][:] = 7
     assert memory.peers["cells"][0].tolist() == [7] * 5 and memory.peers["bytes"][0].dtype == np.uint8
+
+
+def _meet_at_host_barriers(rank, kind, folder):
+    """Each process meets the others at a host barrier five times; between two meetings it
+    stores its round into its cell of every block, and after each meeting it reads what every
+    process stored before it (a process that ran ahead would show a later round)."""
+    import time
+
+    from gpugraph.backend import get_backend
+    from gpugraph.distributed.comm import Communicator
+    from gpugraph.distributed.peer import HostBarrier, PeerMemory
+
+    backend = get_backend("cpu")
+    comm = Communicator(backend)
+    memory = PeerMemory(comm, backend, {"rounds": (comm.size, np.int64)})
+    barrier = HostBarrier(comm)
+    seen = []
+    for round_ in range(1, 6):
+        if rank == round_ % comm.size:
+            time.sleep(0.05)  # a late arrival each round, a different one
+        for block in memory.peers["rounds"]:
+            block[rank] = round_
+        barrier.wait()
+        seen.append(memory.own["rounds"].tolist())
+        barrier.wait()  # nobody stores the next round before everyone has read this one
+    (folder / f"rank-{rank}.json").write_text(json.dumps(seen))
+
+
+def test_host_barrier_holds_every_process_until_the_last_arrives(tmp_path):
+    launch(_meet_at_host_barriers, 3, "cpu", tmp_path)
+    for rank in range(3):
+        seen = json.loads((tmp_path / f"rank-{rank}.json").read_text())
+        assert seen == [[round_] * 3 for round_ in range(1, 6)]
+
+
+def test_host_barrier_names_a_process_that_never_arrives(monkeypatch):
+    from gpugraph import config
+    from gpugraph.distributed import peer
+
+    monkeypatch.setattr(config, "HOST_BARRIER_BUSY_POLLS", 10)
+    monkeypatch.setattr(config, "HOST_BARRIER_SECONDS", 0.05)
+    barrier = peer.HostBarrier.__new__(peer.HostBarrier)  # two processes' cells, the other never arriving
+    barrier._rank, barrier._count = 0, 0
+    barrier._arrivals = (np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+    with pytest.raises(DistributedError, match="process 1: it died or hangs"):
+        barrier.wait()

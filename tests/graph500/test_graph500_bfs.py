@@ -491,6 +491,24 @@ def test_cuda_kernels_under_the_simulator(options, threshold):
 
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+def test_meeting_kernel_meets_while_the_search_goes_on_or_once_it_ended():
+    """``barrier(..., ended)``: levels launched past a search's end skip their meetings, and a
+    batch's last launch (``ended`` = 1) meets only once the search is over; a process alone
+    meets itself (its arrival counted in its own cell)."""
+    from gpugraph.graph500 import _kernels_cpu as cells
+    from gpugraph.graph500 import _kernels_cuda as kernels
+
+    counts = np.zeros(cells.counter_cells(3) + cells.SHARED_CELLS, dtype=np.int64)
+    arrivals = np.zeros(3, dtype=np.int64)
+    for done, ended, meets in ((0, 0, True), (0, 1, False), (1, 0, False), (1, 1, True)):
+        counts[cells.PLAN_DONE] = done
+        before = int(arrivals[0])
+        kernels.barrier[1, 32]((arrivals,), np.int64(0), np.int64(1000), counts, np.int64(ended))
+        assert (int(arrivals[0]) == before + 1) == meets and arrivals[2] == 0, (done, ended)
+
+
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
 @pytest.mark.parametrize("options", [Options(uniquify=True, blocking_reduction=False), Options(overlap=True),
                                      Options(nn_backward=True), Options(peer_memory=True, levels_ahead=3)])
 def test_cuda_kernels_of_several_processes_under_the_simulator(options):
@@ -548,7 +566,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
     starts, me = np.zeros(peers * peers, dtype=np.int64), np.int64(1)
     words = tuple(np.zeros(8, dtype=np.uint64) for _ in range(peers))  # masks and bitmaps, 8 bytes a load
     launches += [
-        (kernels.barrier, ((cells, cells.copy(), cells.copy()), me, np.int64(100), counts)),
+        (kernels.barrier, ((cells, cells.copy(), cells.copy()), me, np.int64(100), counts, np.int64(1))),
         (kernels.share_numbers, (counts, slot, searcher.factors, True, np.int64(0), np.int64(40), published,
                                  np.int64(1), cursors[1], (cells, cells.copy(), cells.copy()), me, np.int64(100),
                                  np.int64(7))),
