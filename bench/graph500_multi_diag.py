@@ -17,7 +17,14 @@ meeting kernel took there: compared across the ranks' files, the rank that waits
 meeting is the one the others waited for); ``stamps`` (as ``default``, no profiler: each
 rank's host clock at a search's start, when its launches returned, when its counters were read
 and at its end; the processes of one host share the clock, so the start skew between them and
-the search's span from the first start to the last end are printed per search).
+the search's span from the first start to the last end are printed per search); ``clocks``
+(as ``default``, no profiler, on GPUs: one-thread kernels inside the search's CUDA graph write
+the GPU's ``%globaltimer`` at its start, after the reset, after level 0's first meeting, after
+level 0's first merge and at the batch's end, and the host's clock is read just before the
+launch; each measured search is then run again from the same root after each idle spell of
+``--repeat-after-ms`` (0: at once, hot), the processes meeting at a host barrier first; per
+rank the medians of each phase, cold and after each spell, and the spread of the ranks'
+arrivals at the first meeting; one process has no meetings, only the start-to-end phase).
 The 2026-11-26 diagnosis ran ``base`` (lazy connections) against ``connect``; see
 docs/graph500.md. ``--options`` turns on boolean fields of ``graph500.bfs.Options`` (e.g.
 ``peer_memory``).
@@ -43,7 +50,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, options: dict) -> None:
+def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, options: dict, processes: int,
+          delays: tuple) -> None:
     from gpugraph.backend import get_backend
     from gpugraph.graph500 import harness
     from gpugraph.graph500.bfs import Group, Options, Searcher
@@ -65,7 +73,9 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, opti
                 profile.disable()
         if measured:
             own.append(stats["seconds"])
-            if clocks:  # the same search again at once: no host work or idle GPU before it
+            for delay in delays if clocks else ():  # the same search again after an idle spell
+                time.sleep(delay / 1e3)
+                self.group.start_together()
                 profile.enable()
                 original(self, root)
                 profile.disable()
@@ -78,7 +88,7 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, opti
     Searcher.search, Searcher.warm_up = search, warm_up
     backend = get_backend(f"cuda:{rank}" if kind == "cuda" else "cpu")
     began = time.perf_counter()
-    harness.run_process(Group(backend, distributed=True), scale, roots=roots, validate=False,
+    harness.run_process(Group(backend, distributed=processes > 1), scale, roots=roots, validate=False,
                         options=Options(**options))
     if kernels:
         text = io.StringIO(profile.table(len(own)))
@@ -132,9 +142,12 @@ class _Stamps:
 class _Clocks:
     """Device clock readings inside each measured search's CUDA graph (module docstring,
     ``clocks``): a CuPy kernel of one thread writes ``%globaltimer`` (ns) into a cell per point;
-    the host's ``time.time_ns()`` just before the batch's launch. Per search a dict of ns."""
+    the host's ``time.time_ns()`` just before the batch's launch. After each search one more
+    stamp between two host readings gives the GPU clock's offset from the host's (``offset``,
+    within about a launch's latency), so the launch's latency can be told. Per search a dict
+    of ns."""
 
-    POINTS = ("start", "reset", "met", "merged", "end")
+    POINTS = ("start", "reset", "met", "merged", "end", "calibrate")
 
     def __init__(self, searcher_class):
         self.searches = []
@@ -153,6 +166,8 @@ class _Clocks:
                 clocks._cells = cupy.zeros(len(clocks.POINTS), dtype=cupy.uint64)
             clocks._kernel((1,), (1,), (clocks._cells, np.int32(clocks.POINTS.index(point))))
             return True
+
+        self._stamp = stamp
 
         def wrap(name, before=None, after=None):
             original = getattr(searcher_class, name)
@@ -189,36 +204,47 @@ class _Clocks:
     def disable(self):
         self._on = False
         if self._cells is not None:
-            self.searches[-1].update(zip(self.POINTS, (int(value) for value in self._cells.get())))
+            before = time.time_ns()
+            self._stamp("calibrate")
+            cells = self._cells.get()
+            after = time.time_ns()
+            search = self.searches[-1]
+            search.update(zip(self.POINTS, (int(value) for value in cells)))
+            search["offset"] = search.pop("calibrate") - (before + after) // 2
 
 
-def _clock_table(out: str, tag: str, processes: int) -> str:
-    """Per rank, the medians (us) of the phases of its cold (measured) and hot (repeated)
-    searches from ``_Clocks``; then the median spread of the ranks' arrivals at level 0's first
-    meeting and of their departures from it (GPU clocks: equal across GPUs only as far as the
-    driver set them so)."""
+def _clock_table(out: str, tag: str, processes: int, delays: tuple) -> str:
+    """Per rank, the medians (us) of the phases of its cold (measured) searches and of their
+    repeats after each of ``delays`` ms from ``_Clocks``; then the median spread of the ranks'
+    arrivals at level 0's first meeting and of their departures from it, each GPU's clock moved
+    onto the host's by its ``offset``."""
     ranks = []
     for rank in range(processes):
         text = Path(out, f"diag-{tag}-rank{rank}.txt").read_text()
         ranks.append(json.loads(text[text.index("["):]))
     phases = (("launch->start", "host_launch", "start"), ("reset", "start", "reset"), ("first meeting", "reset", "met"),
               ("L0 probes+merge", "met", "merged"), ("rest of batch", "merged", "end"), ("start->end", "start", "end"))
-    lines = ["rank  kind  " + "  ".join(f"{name:>16s}" for name, _, _ in phases)]
+    kinds = ["cold"] + [f"after {delay:g} ms" for delay in delays]
+    step = len(kinds)
+    lines = ["rank  kind          " + "  ".join(f"{name:>16s}" for name, _, _ in phases)]
     for rank, searches in enumerate(ranks):
-        for kind, chosen in (("cold", searches[0::2]), ("hot", searches[1::2])):
+        for offset, kind in enumerate(kinds):
+            chosen = searches[offset::step]
             values = []
             for _, first, last in phases:
-                spans = sorted((search[last] - search[first]) / 1e3 for search in chosen
-                               if first in search and last in search)
+                spans = sorted((search[last] - search[first] - (search["offset"] if first == "host_launch" else 0)) / 1e3
+                               for search in chosen if first in search and last in search)
                 values.append(spans[len(spans) // 2] if spans else float("nan"))
-            lines.append(f"{rank:4d}  {kind:4s}  " + "  ".join(f"{value:16.1f}" for value in values))
+            lines.append(f"{rank:4d}  {kind:12s}  " + "  ".join(f"{value:16.1f}" for value in values))
     spreads = []
     for index in range(min(len(searches) for searches in ranks)):
         stamps = [searches[index] for searches in ranks]
-        if all("reset" in stamp and "met" in stamp for stamp in stamps):
-            spreads.append(((max(stamp["reset"] for stamp in stamps) - min(stamp["reset"] for stamp in stamps)) / 1e3,
-                            (max(stamp["met"] for stamp in stamps) - min(stamp["met"] for stamp in stamps)) / 1e3))
-    for kind, chosen in (("cold", spreads[0::2]), ("hot", spreads[1::2])):
+        if all("reset" in stamp and "met" in stamp for stamp in stamps):  # on the host's clock
+            arrivals = [stamp["reset"] - stamp["offset"] for stamp in stamps]
+            departures = [stamp["met"] - stamp["offset"] for stamp in stamps]
+            spreads.append(((max(arrivals) - min(arrivals)) / 1e3, (max(departures) - min(departures)) / 1e3))
+    for offset, kind in enumerate(kinds):
+        chosen = spreads[offset::step]
         if chosen:
             arrive = sorted(value for value, _ in chosen)[len(chosen) // 2]
             leave = sorted(value for _, value in chosen)[len(chosen) // 2]
@@ -309,7 +335,11 @@ def main() -> int:
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--options", default="", help="boolean fields of graph500.bfs.Options to turn on")
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    parser.add_argument("--repeat-after-ms", default="0",
+                        help="clocks: each measured search run again after each of these idle spells (ms, "
+                             "comma-separated; 0: at once)")
     args = parser.parse_args()
+    delays = tuple(float(value) for value in args.repeat_after_ms.split(",") if value)
     from gpugraph.distributed.runner import launch
 
     options = {name: True for name in args.options.split(",") if name}
@@ -318,12 +348,13 @@ def main() -> int:
             parser.error(f"unknown variant {variant!r}: use default, lazy, kernels, stamps or clocks")
         os.environ["NCCL_RUNTIME_CONNECT"] = "1" if variant == "lazy" else "0"
         began = time.perf_counter()
-        launch(_rank, args.gpus, args.device, args.out, f"{variant}-{args.gpus}", args.scale, args.roots, options)
+        launch(_rank, args.gpus, args.device, args.out, f"{variant}-{args.gpus}", args.scale, args.roots, options,
+               args.gpus, delays)
         print(f"[{variant}] {args.gpus} processes, scale {args.scale}: {time.perf_counter() - began:.1f} s", flush=True)
         if variant == "stamps":
             print(_stamp_table(args.out, f"{variant}-{args.gpus}", args.gpus), flush=True)
         if variant == "clocks":
-            print(_clock_table(args.out, f"{variant}-{args.gpus}", args.gpus), flush=True)
+            print(_clock_table(args.out, f"{variant}-{args.gpus}", args.gpus, delays), flush=True)
     return 0
 
 

@@ -8,6 +8,7 @@
 #   run(command="bash bench/multi_gpu.sh options")                         # ~5-7 min
 #   run(command="bash bench/multi_gpu.sh distributed", carry=[".data"])    # issue 7, ~8 min
 #   run(command="bash bench/multi_gpu.sh diag")                            # ~2 min
+#   run(command="bash bench/multi_gpu.sh clocks")                          # ~3 min
 #
 # weak:        the environment; Graph500 scale 24 per GPU on 1, 2 and 4 GPUs (check at scale 18
 #              with every tree validated, then 64 validated roots), and the weak-scaling table;
@@ -18,6 +19,10 @@
 # diag:        where a 4-process search's time goes (bench/graph500_multi_diag.py: each rank's
 #              search times and host profile; VARIANTS=default,lazy: NCCL peers connected at the
 #              start, as the library does, and at first use).
+# clocks:      the weak-scaling searches (1, 2, 4 GPUs at scale 24, 25, 26) timed inside their CUDA
+#              graphs, cold and repeated after idle spells of REPEAT_AFTER_MS (default 0,0.1,1,10,100)
+#              ms (bench/graph500_multi_diag.py --variants clocks): how long a search's first
+#              meeting and merge take against how long the GPUs were idle before it.
 # Records go to $OUT (graph500-cuda-<gpus>.json, distributed JSON); every part prints its tables.
 # OPTIONS=nn_backward,overlap (boolean fields of graph500.bfs.Options) runs a part with them on
 # (no-NAME: off; OPTIONS=no-peer_memory: the collectives instead of peer memory, the default on GPUs);
@@ -60,11 +65,20 @@ case "$part" in
       --real cnr-2000.txt.gz,soc-Slashdot0902.txt.gz --datasets .data --repeat 2 --out "$out" 2>&1 | cut -c1-2000
     ;;
   diag)
+    mkdir -p "$out"
     python3 bench/graph500_multi_diag.py --device "$device" --gpus "${GPUS:-4}" --scale "${DIAG_SCALE:-22}" \
       --roots 16 --variants "${VARIANTS:-default,lazy}" --out "$out" 2>&1 | grep -v "^ms:" | cut -c1-300
     ;;
+  clocks)
+    mkdir -p "$out"
+    for gpus in 1 2 4; do
+      python3 bench/graph500_multi_diag.py --device "$device" --gpus "$gpus" --scale $((scale + gpus / 2)) \
+        --roots 16 --variants clocks --repeat-after-ms "${REPEAT_AFTER_MS:-0,0.1,1,10,100}" --out "$out" 2>&1 \
+        | grep -v -E "^ms:|^$" | cut -c1-300
+    done
+    ;;
   *)
-    echo "usage: bash bench/multi_gpu.sh weak|options|distributed|diag" >&2
+    echo "usage: bash bench/multi_gpu.sh weak|options|distributed|diag|clocks" >&2
     exit 2
     ;;
 esac
