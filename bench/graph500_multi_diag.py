@@ -209,7 +209,7 @@ class _Clocks:
             cells = self._cells.get()
             after = time.time_ns()
             search = self.searches[-1]
-            search.update(zip(self.POINTS, (int(value) for value in cells)))
+            search.update((point, int(value)) for point, value in zip(self.POINTS, cells) if value)  # one process: no meeting
             search["offset"] = search.pop("calibrate") - (before + after) // 2
 
 
