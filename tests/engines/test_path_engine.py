@@ -346,3 +346,18 @@ def test_prioritised_rounds_go_one_at_a_time_like_the_timed_loop(algorithm, para
     for key in ("rounds", "converged", "vertex_updates", "arcs_loaded", "arcs_delivered"):
         assert ahead.stats[key] == timed.stats[key], key
     assert "walk_seconds" in timed.stats and "walk_seconds" not in ahead.stats
+
+
+def test_cuda_vertex_round_compiles_to_ptx(ptx_of):
+    """The CUDA round of the vertex-centric schedules (bsp, async), with the async flag's
+    clearing fenced before the state's atomic read, compiles for sm_90."""
+    from gpugraph.engines.path import _rounds_cuda as kernels
+
+    n, arcs = 8, 16
+    indptr, indices = np.arange(0, arcs + 1, 2, dtype=np.int64), np.zeros(arcs, dtype=np.int64)
+    floats = np.zeros(n)
+    ptx = ptx_of(kernels.vertex_round, (np.int64(1), False, np.arange(n, dtype=np.int64), indptr, indices,
+                                        np.ones(arcs), floats, floats.copy(), floats.copy(), np.zeros(n, dtype=np.uint8),
+                                        np.zeros(n, dtype=np.int64), np.float64(0.0), np.zeros(n, dtype=np.uint8),
+                                        np.zeros(2, dtype=np.int64)))
+    assert "membar.gl" in ptx or "fence" in ptx

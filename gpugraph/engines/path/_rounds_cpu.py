@@ -136,9 +136,17 @@ def vertex_round(kind, synchronous, frontier, indptr, indices, values, x, residu
                 work[i, 0] = indptr[u + 1] - indptr[u]
                 work[i, 1] = indptr[u + 1] - indptr[u]
         elif synchronous or pending[u] != 0:
-            if not synchronous:
+            if synchronous:
+                state = residual[u]
+            else:
                 pending[u] = 0
-            state = residual[u] if synchronous else x[u]
+                # The state is read by a locked read-modify-write that changes nothing, which
+                # also makes the flag's clearing visible first (x86): an improvement another
+                # thread makes meanwhile either shows in this state or sets the flag again after
+                # it was cleared. A plain read could be served before the clearing left this
+                # core's store buffer, and the improvement was lost (a wrong distance, 1 run in
+                # ~10 on 2 busy cores).
+                state = atomic_min_nonnegative_f64(x, u, np.inf) if kind == 1 else x[u]
             delivered = 0
             for e in range(indptr[u], indptr[u + 1]):
                 v = indices[e]

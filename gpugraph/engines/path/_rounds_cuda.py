@@ -190,9 +190,12 @@ def vertex_round(kind, synchronous, frontier, indptr, indices, values, x, residu
                 delivered = indptr[u + 1] - indptr[u]
                 loaded = delivered
         elif synchronous or pending[u] != 0:
-            if not synchronous:
+            if synchronous:
+                state = residual[u]
+            else:  # as in the CPU twin: the flag cleared, then the state read where atomics land (L2)
                 pending[u] = 0
-            state = residual[u] if synchronous else x[u]
+                cuda.threadfence()
+                state = cuda.atomic.min(x, u, np.inf) if kind == 1 else x[u]
             loaded = indptr[u + 1] - indptr[u]
             for e in range(indptr[u], indptr[u + 1]):
                 v = indices[e]
@@ -200,6 +203,8 @@ def vertex_round(kind, synchronous, frontier, indptr, indices, values, x, residu
                     candidate = state + values[e]
                     if candidate < x[v]:  # as in path_round: a plain read decides, no wait on the atomic
                         cuda.atomic.min(x, v, candidate)
+                        if not synchronous:
+                            cuda.threadfence()  # the new state before the flag that asks to send it
                         changed[v] = 1
                         pending[v] = 1
                         delivered += 1
