@@ -2,14 +2,18 @@
 
 Numba has no atomics for ``prange`` loops; these intrinsics emit LLVM ``atomicrmw`` on the
 element's address, as the CUDA kernels' ``cuda.atomic`` functions do on the GPU. ``monotonic``
-ordering suffices: the engines only need each update applied exactly once, and the end of a
-parallel loop orders everything before the next one. Each returns the element's old value.
+ordering suffices where the engines only need each update applied exactly once (the end of a
+parallel loop orders everything before the next one). Where a thread clears a flag and then
+reads a state that others improve before they set the flag again, the read and the improvement
+must not move past the flag's stores: the ``_seq_cst`` variant orders them (on x86 the same
+locked instruction; on ARM a real barrier). Each returns the element's old value.
 
 ``atomic_add_f64(array, index, value)``              float64 ``+=``
 ``atomic_add_i64(array, index, value)``              int64 ``+=``
 ``atomic_min_nonnegative_f64(array, index, value)``  float64 minimum, for non-negative values
     (or ``+inf``) only: those order as their bit patterns read as signed 64-bit integers, so
     one integer ``atomicrmw min`` does it.
+``atomic_min_nonnegative_f64_seq_cst(array, index, value)``  the same, sequentially consistent.
 ``atomic_cas_i32(array, index, expected, value)``    int32 compare-and-swap (``cmpxchg``): stores
     ``value`` only if the element equals ``expected``, as ``cuda.atomic.cas`` does.
 """
@@ -22,9 +26,9 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 
-def _read_modify_write(operation: str, value_type, as_integer: bool = False):
+def _read_modify_write(operation: str, value_type, as_integer: bool = False, ordering: str = "monotonic"):
     """An intrinsic ``f(array, index, value)`` applying ``atomicrmw operation`` to the element,
-    on its bits read as int64 when ``as_integer``."""
+    on its bits read as int64 when ``as_integer``, with LLVM memory ``ordering``."""
 
     @intrinsic
     def read_modify_write(typingctx, array, index, value):
@@ -35,10 +39,10 @@ def _read_modify_write(operation: str, value_type, as_integer: bool = False):
             pointer = cgutils.get_item_pointer(context, builder, signature.args[0], array_struct, [index_value],
                                                wraparound=False)
             if not as_integer:
-                return builder.atomic_rmw(operation, pointer, operand, "monotonic")
+                return builder.atomic_rmw(operation, pointer, operand, ordering)
             integer = ir.IntType(64)
             old = builder.atomic_rmw(operation, builder.bitcast(pointer, integer.as_pointer()),
-                                     builder.bitcast(operand, integer), "monotonic")
+                                     builder.bitcast(operand, integer), ordering)
             return builder.bitcast(old, ir.DoubleType())
 
         return value_type(array, index, value), codegen
@@ -49,6 +53,7 @@ def _read_modify_write(operation: str, value_type, as_integer: bool = False):
 atomic_add_f64 = _read_modify_write("fadd", types.float64)
 atomic_add_i64 = _read_modify_write("add", types.int64)
 atomic_min_nonnegative_f64 = _read_modify_write("min", types.float64, as_integer=True)
+atomic_min_nonnegative_f64_seq_cst = _read_modify_write("min", types.float64, as_integer=True, ordering="seq_cst")
 
 
 @intrinsic
