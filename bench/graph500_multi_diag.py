@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import io
 import json
 import os
@@ -108,6 +109,37 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, opti
     print(summary, flush=True)
 
 
+def _wrap_method(cls, name: str, before=None, after=None) -> None:
+    """Replace method ``name`` of ``cls`` by one that calls ``before`` and ``after`` (each with
+    the method's arguments) around it."""
+    original = getattr(cls, name)
+
+    def wrapped(instance, *args, **kwargs):
+        if before:
+            before(instance, *args, **kwargs)
+        result = original(instance, *args, **kwargs)
+        if after:
+            after(instance, *args, **kwargs)
+        return result
+
+    setattr(cls, name, wrapped)
+
+
+def _median(values):
+    """The upper median of ``values`` (NaN when empty)."""
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2] if ordered else float("nan")
+
+
+def _rank_records(out: str, tag: str, processes: int) -> list:
+    """Every rank's JSON list of searches at the end of its ``$OUT/diag-<tag>-rank<r>.txt``."""
+    ranks = []
+    for rank in range(processes):
+        text = Path(out, f"diag-{tag}-rank{rank}.txt").read_text()
+        ranks.append(json.loads(text[text.index("["):]))
+    return ranks
+
+
 class _Stamps:
     """Host clock readings (``time.perf_counter``, shared by the processes of a host) at a
     search's start, after its batches were launched, after its counters were read and at its
@@ -117,18 +149,11 @@ class _Stamps:
         self.searches = []
         self._on = False
         for name, mark in (("_batch", "launched"), ("_read_counts", "counted")):
-            self._wrap(searcher_class, name, mark)
+            _wrap_method(searcher_class, name, after=lambda searcher, *args, mark=mark, **kwargs: self._stamp(mark))
 
-    def _wrap(self, searcher_class, name: str, mark: str) -> None:
-        original = getattr(searcher_class, name)
-
-        def wrapped(searcher, *args, **kwargs):
-            result = original(searcher, *args, **kwargs)
-            if self._on:
-                self.searches[-1].setdefault(mark, time.perf_counter())
-            return result
-
-        setattr(searcher_class, name, wrapped)
+    def _stamp(self, mark: str) -> None:
+        if self._on:
+            self.searches[-1].setdefault(mark, time.perf_counter())
 
     def enable(self):
         self._on = True
@@ -168,19 +193,7 @@ class _Clocks:
             return True
 
         self._stamp = stamp
-
-        def wrap(name, before=None, after=None):
-            original = getattr(searcher_class, name)
-
-            def wrapped(searcher, *args, **kwargs):
-                if before:
-                    before(searcher, *args, **kwargs)
-                result = original(searcher, *args, **kwargs)
-                if after:
-                    after(searcher, *args, **kwargs)
-                return result
-
-            setattr(searcher_class, name, wrapped)
+        wrap = functools.partial(_wrap_method, searcher_class)
 
         def launching(searcher, level, *args):
             if clocks._on and level == 0:
@@ -218,10 +231,7 @@ def _clock_table(out: str, tag: str, processes: int, delays: tuple) -> str:
     repeats after each of ``delays`` ms from ``_Clocks``; then the median spread of the ranks'
     arrivals at level 0's first meeting and of their departures from it, each GPU's clock moved
     onto the host's by its ``offset``."""
-    ranks = []
-    for rank in range(processes):
-        text = Path(out, f"diag-{tag}-rank{rank}.txt").read_text()
-        ranks.append(json.loads(text[text.index("["):]))
+    ranks = _rank_records(out, tag, processes)
     phases = (("launch->start", "host_launch", "start"), ("reset", "start", "reset"), ("first meeting", "reset", "met"),
               ("L0 probes+merge", "met", "merged"), ("rest of batch", "merged", "end"), ("start->end", "start", "end"))
     kinds = ["cold"] + [f"after {delay:g} ms" for delay in delays]
@@ -230,11 +240,9 @@ def _clock_table(out: str, tag: str, processes: int, delays: tuple) -> str:
     for rank, searches in enumerate(ranks):
         for offset, kind in enumerate(kinds):
             chosen = searches[offset::step]
-            values = []
-            for _, first, last in phases:
-                spans = sorted((search[last] - search[first] - (search["offset"] if first == "host_launch" else 0)) / 1e3
-                               for search in chosen if first in search and last in search)
-                values.append(spans[len(spans) // 2] if spans else float("nan"))
+            values = [_median((search[last] - search[first] - (search["offset"] if first == "host_launch" else 0)) / 1e3
+                              for search in chosen if first in search and last in search)
+                      for _, first, last in phases]
             lines.append(f"{rank:4d}  {kind:12s}  " + "  ".join(f"{value:16.1f}" for value in values))
     spreads = []
     for index in range(min(len(searches) for searches in ranks)):
@@ -246,8 +254,7 @@ def _clock_table(out: str, tag: str, processes: int, delays: tuple) -> str:
     for offset, kind in enumerate(kinds):
         chosen = spreads[offset::step]
         if chosen:
-            arrive = sorted(value for value, _ in chosen)[len(chosen) // 2]
-            leave = sorted(value for _, value in chosen)[len(chosen) // 2]
+            arrive, leave = _median(value for value, _ in chosen), _median(value for _, value in chosen)
             lines.append(f"{kind}: median spread of the ranks' arrivals at the first meeting {arrive:.1f} us, "
                          f"of their departures {leave:.1f} us")
     return "\n".join(lines)
@@ -257,10 +264,7 @@ def _stamp_table(out: str, tag: str, processes: int) -> str:
     """Per search, from every rank's stamps (``$OUT/diag-<tag>-rank<r>.txt``): the start skew,
     each phase's longest rank, the span from the first start to the last end, and the longest
     rank's own time (what the harness reports); us, then the medians."""
-    ranks = []
-    for rank in range(processes):
-        text = Path(out, f"diag-{tag}-rank{rank}.txt").read_text()
-        ranks.append(json.loads(text[text.index("["):]))
+    ranks = _rank_records(out, tag, processes)
     rows, lines = [], ["search: start skew, launched (longest rank), counted, ended after counted, span first "
                        "start -> last end, longest own time (us)"]
     for index in range(min(len(searches) for searches in ranks)):
@@ -274,7 +278,7 @@ def _stamp_table(out: str, tag: str, processes: int) -> str:
                max(stamp["end"] - stamp["start"] for stamp in stamps)]
         rows.append(row)
         lines.append(f"  {index:3d}: " + " ".join(f"{value * 1e6:8.1f}" for value in row))
-    medians = [sorted(column)[len(column) // 2] for column in zip(*rows)] if rows else []
+    medians = [_median(column) for column in zip(*rows)]
     lines.append("  med: " + " ".join(f"{value * 1e6:8.1f}" for value in medians))
     return "\n".join(lines)
 
