@@ -53,6 +53,7 @@ a pass over the normals, a pass over the delegates and the visits of the directi
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -394,6 +395,8 @@ class Searcher:
         #: Why a batch's CUDA graph could not be captured (``None``: no capture failed).
         self.graph_failure = None
         self._stream = None  # the stream the graphs are captured on and launched from
+        self._side = None  # with peer memory on GPUs: the stream of the long delegate rows, beside the normal pass
+        self._side_join = None  # the event the next exchange waits for (the side stream's last work)
         self._launch_stream = 0  # where BoundLaunch launches go (the capturing stream during a capture)
         self._pinned_counts = None
         self._host_root = np.empty(kernel_cells.ROOT_CELLS, dtype=np.int64)
@@ -733,10 +736,39 @@ class Searcher:
             self.peer.barrier()
             self._run("share_numbers", 1, 1, *arguments, np.int64(cells.DECIDE))
 
+    @contextmanager
+    def _beside_normal_pass(self):
+        """Launch what the block holds on a side stream that starts after the launches so far
+        and that the level's exchange waits for (:meth:`_exchange_through_peers`), so it runs
+        beside the pass over the normals (real GPUs; elsewhere in order). The long delegate rows
+        and the pass share nothing but idempotent marks and candidates any of which is valid:
+        the rows look for frontier normals (depth ``level``), the pass claims normals for the
+        next level."""
+        if not self._on_gpu:
+            yield
+            return
+        import cupy
+
+        if self._side is None:
+            self._side = cupy.cuda.Stream(non_blocking=True)
+        main = self._stream if self._launch_stream else cupy.cuda.Stream.null
+        self._side.wait_event(main.record())
+        launch_stream, self._launch_stream = self._launch_stream, self._side.ptr
+        try:
+            yield
+        finally:
+            self._launch_stream = launch_stream
+            self._side_join = self._side.record()
+
     def _exchange_through_peers(self, level: int, next_slot, parity):
         """The level's nn pairs into their owners' inboxes, a meeting, then every process's marks
         combined into ``new`` and this process's inbox claimed (``_kernels_cpu.scatter_pairs``,
-        ``merge_and_gather``, ``apply_inbox``)."""
+        ``merge_and_gather``, ``apply_inbox``); first the side stream's work joined, if any."""
+        if self._side_join is not None:
+            import cupy
+
+            (self._stream if self._launch_stream else cupy.cuda.Stream.null).wait_event(self._side_join)
+            self._side_join = None
         graph, backend, peers = self.graph, self.backend, self._peers
         layout = graph.layout
         blocks = backend.blocks_for(int(self._pair_buffers[0].size)) if backend.is_cuda else 1
@@ -926,8 +958,9 @@ class Searcher:
             self._meet()
             self._merge_marks(level % 2, gather=True)
             if self.backend.is_cuda:
-                self._pull_delegates(*dd, first_probes=False)
-                self._pull_delegates(*dn, first_probes=False)
+                with self._beside_normal_pass():
+                    self._pull_delegates(*dd, first_probes=False)
+                    self._pull_delegates(*dn, first_probes=False)
             return
         self._pull_delegates(*dd)
         self._push(slot, level, next_slot)
