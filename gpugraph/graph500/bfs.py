@@ -395,8 +395,8 @@ class Searcher:
         #: Why a batch's CUDA graph could not be captured (``None``: no capture failed).
         self.graph_failure = None
         self._stream = None  # the stream the graphs are captured on and launched from
-        self._side = None  # with peer memory on GPUs: the stream of the long delegate rows, beside the normal pass
-        self._side_join = None  # the event the next exchange waits for (the side stream's last work)
+        self._side = None  # with peer memory on GPUs: a stream for work beside the main launches
+        self._side_join = None  # the event the main launches wait for next (the side stream's last work)
         self._launch_stream = 0  # where BoundLaunch launches go (the capturing stream during a capture)
         self._pinned_counts = None
         self._host_root = np.empty(kernel_cells.ROOT_CELLS, dtype=np.int64)
@@ -710,7 +710,8 @@ class Searcher:
         next_slot = np.int64((1 - parity) * kernel_cells.SLOT)
         self._mark = self._mark_views[parity]
         self._timed(stats, "counters", self._share_numbers, slot, row, parity)
-        self._timed(stats, "normal_exchange", self._frontier_bits, np.int32(level))
+        with self._on_side_stream():  # beside the first delegate probes; joined before the meeting
+            self._timed(stats, "normal_exchange", self._frontier_bits, np.int32(level))
         self._timed(stats, "delegate_visits", self._delegate_visits, level, slot, next_slot)
         self._timed(stats, "normal_visits", self._normal_pass, np.int32(level), next_slot, kernel_cells.PASS_VISITS,
                     self._pair_buffers, self._bitmap)
@@ -737,22 +738,21 @@ class Searcher:
             self._run("share_numbers", 1, 1, *arguments, np.int64(cells.DECIDE))
 
     @contextmanager
-    def _beside_normal_pass(self):
-        """Launch what the block holds on a side stream that starts after the launches so far
-        and that the level's exchange waits for (:meth:`_exchange_through_peers`), so it runs
-        beside the pass over the normals (real GPUs; elsewhere in order). The long delegate rows
-        and the pass share nothing but idempotent marks and candidates any of which is valid:
-        the rows look for frontier normals (depth ``level``), the pass claims normals for the
-        next level."""
-        if not self._on_gpu:
+    def _on_side_stream(self):
+        """Launch what the block holds on a side stream that starts after the launches so far;
+        the main launches wait for it at the next :meth:`_join_side_stream` (real GPUs with peer
+        memory; elsewhere in order). Used for a level's frontier bits beside its first delegate
+        probes (the bits read normals at depth ``level``, the probes claim normals for the next
+        level), and for the long delegate rows beside the pass over the normals (they share
+        only idempotent marks and candidates, any of which is valid)."""
+        if not self._on_gpu or self.peer is None:
             yield
             return
         import cupy
 
         if self._side is None:
             self._side = cupy.cuda.Stream(non_blocking=True)
-        main = self._stream if self._launch_stream else cupy.cuda.Stream.null
-        self._side.wait_event(main.record())
+        self._side.wait_event(self._main_stream().record())
         launch_stream, self._launch_stream = self._launch_stream, self._side.ptr
         try:
             yield
@@ -760,15 +760,24 @@ class Searcher:
             self._launch_stream = launch_stream
             self._side_join = self._side.record()
 
+    def _join_side_stream(self):
+        """The main launches wait for the side stream's work so far (:meth:`_on_side_stream`)."""
+        if self._side_join is not None:
+            self._main_stream().wait_event(self._side_join)
+            self._side_join = None
+
+    def _main_stream(self):
+        """The stream the main launches go to: the capturing stream during a capture, else the
+        default one."""
+        import cupy
+
+        return self._stream if self._launch_stream else cupy.cuda.Stream.null
+
     def _exchange_through_peers(self, level: int, next_slot, parity):
         """The level's nn pairs into their owners' inboxes, a meeting, then every process's marks
         combined into ``new`` and this process's inbox claimed (``_kernels_cpu.scatter_pairs``,
         ``merge_and_gather``, ``apply_inbox``); first the side stream's work joined, if any."""
-        if self._side_join is not None:
-            import cupy
-
-            (self._stream if self._launch_stream else cupy.cuda.Stream.null).wait_event(self._side_join)
-            self._side_join = None
+        self._join_side_stream()
         graph, backend, peers = self.graph, self.backend, self._peers
         layout = graph.layout
         blocks = backend.blocks_for(int(self._pair_buffers[0].size)) if backend.is_cuda else 1
@@ -955,10 +964,11 @@ class Searcher:
             self._pull_delegates(*dd, long_rows=False)
             self._push(slot, level, next_slot)
             self._pull_delegates(*dn, long_rows=False)
+            self._join_side_stream()  # this process's bitmap share is stored before it meets the others
             self._meet()
             self._merge_marks(level % 2, gather=True)
             if self.backend.is_cuda:
-                with self._beside_normal_pass():
+                with self._on_side_stream():  # beside the pass over the normals; joined before the exchange
                     self._pull_delegates(*dd, first_probes=False)
                     self._pull_delegates(*dn, first_probes=False)
             return
