@@ -15,7 +15,7 @@ One device call runs, in order (each step prints its lines and the JSON grows as
    all-to-all (L, alone and with U); 16 roots each, without timers (their synchronisations would undo the overlaps; the
    ``profile`` step gives the base case's breakdown, Figure 8);
 5. ``sweep``: the delegate threshold over powers of two (Figure 6), 16 roots each
-   (``factors``: the direction factors of one kind at a time around the defaults, 64 roots each);
+   (``factors``: direction factors around the defaults, ``--factor-variants``, 64 roots each);
 6. ``micro``: where one search's host time goes (cProfile), single primitives timed alone, and
    the device time of every kernel over five searches (torch.profiler / CUPTI), each kernel of
    one search and of the slowest of 8 roots in order (with ``blocks``: the launch settings of
@@ -46,7 +46,8 @@ def main() -> int:
     parser.add_argument("--steps", default="check,main,profile,options,sweep")
     parser.add_argument("--sweep", default="8,16,32,64,128,256,1024")
     parser.add_argument("--factor-variants", default="defaults;dd:0.1;dd:0.05;dd:0.02;dd:0.1,dn:0.2;dd:0.1,nn:0.01;defaults",
-                        help="step factors: variants separated by ';', each 'kind:factor0,...' or 'defaults'")
+                        help="step factors: variants separated by ';', each 'kind:factor0,...' or "
+                             "'kind:factor0/factor1,...' (both of a kind's factors) or 'defaults'")
     parser.add_argument("--options", default="",
                         help="Options of the check, main and profile steps: boolean fields to turn on, "
                              "comma-separated ('no-NAME' turns one off, 'NAME=N' sets an integer field), "
@@ -126,11 +127,11 @@ def main() -> int:
     if "factors" in steps:
         run("warm-up", scale, 2, validate=False)  # compiles the kernels outside the measured runs
         default = Options().factors
-        variants = [{kind: float(value) for kind, value in (pair.split(":") for pair in text.split(","))}
-                    if text != "defaults" else {} for text in args.factor_variants.split(";")]
+        variants = [dict(pair.split(":") for pair in text.split(",")) if text != "defaults" else {}
+                    for text in args.factor_variants.split(";")]
         for changes in variants:
-            factors = {kind: (changes.get(kind, values[0]), values[1]) for kind, values in default.items()}
-            label = ", ".join(f"{kind} factor0 {value}" for kind, value in changes.items()) or "defaults"
+            factors = {kind: _factor_pair(changes.get(kind), values) for kind, values in default.items()}
+            label = ", ".join(f"{kind} factors {value}" for kind, value in changes.items()) or "defaults"
             print(f"[factors] {label}", flush=True)
             record = run("factors", scale, 64, validate=False, options=Options(factors=factors))
             record["label"] = label
@@ -139,6 +140,15 @@ def main() -> int:
         for threshold in (int(value) for value in args.sweep.split(",")):
             run("sweep", scale, 16, validate=False, threshold=threshold)
     return 0
+
+
+def _factor_pair(text: str | None, default: tuple) -> tuple:
+    """A kind's (factor0, factor1) from ``--factor-variants`` text: ``None`` keeps ``default``,
+    ``"f0"`` replaces factor0, ``"f0/f1"`` both."""
+    if text is None:
+        return default
+    values = [float(value) for value in text.split("/")]
+    return (values[0], values[1] if len(values) > 1 else default[1])
 
 
 def _chosen_options(parser, text: str, options_class) -> dict:

@@ -242,11 +242,12 @@ normal_pass_over_bitmap = normal_pass
 
 
 @njit(parallel=True, cache=True)
-def frontier_bits(depth, level, counts, bits):
+def frontier_bits(depth, level, counts, bits, flags):
     """If the level's plan has ``NN_BACKWARD`` (several processes): ``bits`` (a byte per eight
     local normals) gets bit ``x & 7`` of byte ``x >> 3`` set where local normal ``x`` is at
     depth ``level``, the process's share of the frontier bitmap that :func:`normal_pass` reads
-    once the processes' shares are gathered."""
+    once the processes' shares are gathered. ``flags``: unused here (the CUDA twin skips the
+    segments that hold none of the level's frontier)."""
     if counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return
     for byte in prange(bits.size):

@@ -1011,9 +1011,9 @@ class Searcher:
         backend = self.backend
         if backend.is_cuda:
             self._gpu("frontier_bits", min(backend.blocks_for(self._bitmap_share), self._stride_blocks()),
-                      backend.threads_per_block(), self.depth, level, self.counts, self.frontier_share)
+                      backend.threads_per_block(), self.depth, level, self.counts, self.frontier_share, self.flags)
         else:
-            self._cpu(self.kernels.frontier_bits, self.depth, level, self.counts, self.frontier_share)
+            self._cpu(self.kernels.frontier_bits, self.depth, level, self.counts, self.frontier_share, self.flags)
 
     def _normal_stream(self, level: int, slot, next_slot, numbers: "_Level | None", stats: dict):
         """The normal visits and the start of their pairs' journey (:meth:`_send_pairs`)."""

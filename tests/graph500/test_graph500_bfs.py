@@ -509,6 +509,38 @@ def test_meeting_kernel_meets_while_the_search_goes_on_or_once_it_ended():
 
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+def test_frontier_bits_kernel_reads_only_the_segments_flagged_for_the_level():
+    """The CUDA ``frontier_bits`` sets a bit for each normal at depth ``level`` in a segment whose
+    frontier flag is ``level`` (what claims write), as the CPU twin does over every normal, and
+    writes zeros elsewhere without reading the depths: a normal at ``level`` in an unflagged
+    segment (never the case in a search) stays out, which shows the skip."""
+    from gpugraph.graph500 import _kernels_cpu as cells
+    from gpugraph.graph500 import _kernels_cuda as kernels
+
+    segment = 1 << cells.SEGMENT_BITS
+    segments, level = 5, np.int32(3)
+    rng = np.random.default_rng(4)
+    depth = rng.integers(-1, 5, size=segments * segment - 37).astype(np.int32)
+    flags = np.full(3 * segments + cells.FLAG_PADDING, -1, dtype=np.int32)
+    holds_frontier = [bool((depth[s * segment:(s + 1) * segment] == level).any()) for s in range(segments)]
+    assert all(holds_frontier)
+    flagged = [0, 2, 4]  # the level's parity run; segments 1 and 3 left unflagged on purpose
+    flags[(level % 2) * segments + np.array(flagged)] = level
+    flags[(1 - level % 2) * segments + 1] = level  # the other parity's run is not read
+    counts = np.zeros(cells.counter_cells(2) + cells.SHARED_CELLS, dtype=np.int64)
+    counts[cells.PLAN_VISITS] = cells.NN_BACKWARD
+    bits = np.full(segments * segment // 8, 0xAB, dtype=np.uint8)
+    kernels.frontier_bits[2, 32](depth, level, counts, bits, flags)
+    everything = np.zeros_like(bits)
+    cells.frontier_bits(depth, level, counts, everything, flags)
+    for s in range(segments):
+        run = slice(s * segment // 8, (s + 1) * segment // 8)
+        expected = everything[run] if s in flagged else 0
+        np.testing.assert_array_equal(bits[run], expected)
+
+
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
 @pytest.mark.parametrize("options", [Options(uniquify=True, blocking_reduction=False), Options(overlap=True),
                                      Options(nn_backward=True), Options(peer_memory=True, levels_ahead=3)])
 def test_cuda_kernels_of_several_processes_under_the_simulator(options):
@@ -554,7 +586,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                                    searcher.degree["dn"], *searcher.queues["dd"], *searcher.queues["dn"], counts, slot,
                                    np.int64(0))),
         (kernels.decide, (counts, slot, searcher.factors, True, True, np.int64(0), np.int64(-1), False)),
-        (kernels.frontier_bits, (searcher.depth, level, counts, np.zeros(8, dtype=np.uint8))),
+        (kernels.frontier_bits, (searcher.depth, level, counts, np.zeros(8, dtype=np.uint8), flags)),
         (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, searcher.root_cells,
                          nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5), flags)),
     ]
