@@ -57,7 +57,7 @@ def main() -> int:
     args = parser.parse_args()
     from gpugraph.backend.kernels import compile_report
     from gpugraph.graph500 import harness
-    from gpugraph.graph500.bfs import Options
+    from gpugraph.graph500.bfs import Options, default_factors
 
     chosen = _chosen_options(parser, args.options, Options)
     scale = args.scale + (args.gpus - 1).bit_length()
@@ -126,7 +126,7 @@ def main() -> int:
             save()
     if "factors" in steps:
         run("warm-up", scale, 2, validate=False)  # compiles the kernels outside the measured runs
-        default = Options().factors
+        default = default_factors(args.gpus)
         variants = [dict(pair.split(":") for pair in text.split(",")) if text != "defaults" else {}
                     for text in args.factor_variants.split(";")]
         for changes in variants:

@@ -304,6 +304,13 @@ GRAPH500_MAX_DELEGATES_PER_PROCESS = 4
 #: arcs of a few thousand hubs, 0.74 ms against ~0.5 for the backward pass; H100, scale 24, ids
 #: by degree, 64 roots: 0.1 201, 0.05 214-217, 0.02 215, 0.01 223, 0.005 223 GTEPS).
 GRAPH500_DIRECTION_FACTORS = {"dd": (0.5, 0.0), "dn": (0.01, 0.0), "nd": (1e-7, 0.0), "nn": (0.05, 0.1)}
+#: nn's factors with several processes (nn then decides on the numbers summed over them). nn
+#: going backward a level earlier pays there: forward, every nn arc of the frontier is a pair
+#: stored into its owner's inbox; backward reads the gathered frontier bitmap. 4 H100s at scale
+#: 26, 64 roots each (2026-11-26): factor0 0.01 457.9 / 458.8 GTEPS, 0.003 453.7 / 464.3, 0.001
+#: 459.4, against 0.05 (one GPU's) 430.6 / 432.3 / 423.9, 0.2 395.6; factor1 0.5 or 2 instead
+#: of 0.1: 423.6-427.9.
+GRAPH500_NN_DIRECTION_FACTORS_SEVERAL = (0.01, 0.1)
 #: Blocks per multiprocessor of the backward visits into delegates (CUDA, a thread per delegate;
 #: blocks step through the delegates together). The pass over the normals launches as many
 #: blocks as fit at once instead (its registers decide: 9 per SM at 56 registers on the H100).

@@ -103,7 +103,8 @@ class Options:
         pairs are applied after them. Off: the delegate stream, then the normal stream, each
         waiting for its own communication (but for ``blocking_reduction=False``).
     factors:
-        ``{kind: (factor0, factor1)}`` for dd, dn, nd, nn.
+        ``{kind: (factor0, factor1)}`` for dd, dn, nd, nn; ``None`` (the default):
+        :func:`default_factors` for the number of processes.
     profile:
         Synchronise the device around each phase and time it (``stats["phases"]``); slows the
         search a little.
@@ -137,11 +138,22 @@ class Options:
     local_all2all: bool = False
     nn_backward: bool = False
     overlap: bool = False
-    factors: dict = field(default_factory=lambda: dict(config.GRAPH500_DIRECTION_FACTORS))
+    factors: dict | None = None
     profile: bool = False
     levels_ahead: int | None = None
     cuda_graphs: bool = True
     peer_memory: bool | None = None
+
+
+def default_factors(processes: int) -> dict:
+    """The direction factors ``{kind: (factor0, factor1)}`` a search of ``processes`` processes
+    uses unless :class:`Options` sets them: ``config.GRAPH500_DIRECTION_FACTORS``, with nn's
+    from ``config.GRAPH500_NN_DIRECTION_FACTORS_SEVERAL`` when there are several (their nn
+    visit backward reads a gathered frontier bitmap, forward stores pairs in the peers)."""
+    factors = dict(config.GRAPH500_DIRECTION_FACTORS)
+    if processes > 1:
+        factors["nn"] = config.GRAPH500_NN_DIRECTION_FACTORS_SEVERAL
+    return factors
 
 
 class Group:
@@ -302,7 +314,8 @@ class Searcher:
         self.group, self.graph = group, subgraphs
         self.relabeling = relabeling
         self.options = options or Options()
-        unknown = set(self.options.factors) ^ set(DIRECTED_KINDS)
+        self.direction_factors = self.options.factors or default_factors(group.size)
+        unknown = set(self.direction_factors) ^ set(DIRECTED_KINDS)
         if unknown:
             raise InvalidParameterError(f"direction factors are needed for exactly {', '.join(DIRECTED_KINDS)}")
         if self.options.levels_ahead is not None and self.options.levels_ahead < 1:
@@ -359,7 +372,7 @@ class Searcher:
                 self._bitmap_share = -(-subgraphs.layout.local_count(0, subgraphs.num_vertices) // 8)
             self.frontier_share = xp.zeros(self._bitmap_share, dtype=np.uint8)
             self.root_cells = xp.full(kernel_cells.ROOT_CELLS, -1, dtype=np.int64)
-            self._host_factors = np.asarray([factor for kind in DIRECTED_KINDS for factor in self.options.factors[kind]],
+            self._host_factors = np.asarray([factor for kind in DIRECTED_KINDS for factor in self.direction_factors[kind]],
                                             dtype=np.float64)
             self.factors = xp.asarray(self._host_factors)
             # The delegate frontier, queued once for its dd rows and once for its dn rows, each

@@ -76,7 +76,8 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         ``nedge``, ``levels``, ``validation_seconds``; ``threshold``, ``delegates``,
         ``arcs`` per kind, ``memory`` per process, ``generation_seconds``,
         ``construction_seconds`` (with the searcher's warm-up from the busiest vertex:
-        :meth:`~gpugraph.graph500.bfs.Searcher.warm_up`), the options, ``phases`` summed over the searches,
+        :meth:`~gpugraph.graph500.bfs.Searcher.warm_up`), the options (``factors``: those the
+        searches used), ``phases`` summed over the searches,
         ``nn_pairs_sent`` / ``nn_messages`` (all processes, all searches),
         ``searches_from_cuda_graphs`` (process 0's searches launched wholly from CUDA graphs)
         and ``cuda_graph_failure`` (why a capture failed, or ``None``), and ``first_search``
@@ -201,7 +202,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         "delegates": delegates.num_delegates, "arcs": parts.global_arcs,
         "memory": [dict(zip(parts.memory(), map(float, piece))) for piece in memory],
         "generation_seconds": generation, "construction_seconds": construction,
-        "options": asdict(options), "phases": phases, "first_search": first_search,
+        "options": {**asdict(options), "factors": searcher.direction_factors}, "phases": phases, "first_search": first_search,
         "nn_pairs_sent": int(traffic[0]), "nn_messages": int(traffic[1]),
         "searches_from_cuda_graphs": from_graphs, "cuda_graph_failure": searcher.graph_failure,
         "nedge_estimated": not validate,

@@ -489,6 +489,23 @@ def test_cuda_kernels_under_the_simulator(options, threshold):
     assert record["nedge"] == reference["nedge"] and record["levels"] == reference["levels"]
 
 
+def test_default_direction_factors_give_nn_its_own_pair_with_several_processes():
+    """Without ``Options.factors`` one process uses ``config.GRAPH500_DIRECTION_FACTORS`` and
+    several use nn's pair for several; factors given in the options are used as they are."""
+    from gpugraph import config
+    from gpugraph.graph500.bfs import default_factors
+
+    assert default_factors(1) == config.GRAPH500_DIRECTION_FACTORS
+    several = default_factors(4)
+    assert several["nn"] == config.GRAPH500_NN_DIRECTION_FACTORS_SEVERAL
+    assert {kind: several[kind] for kind in ("dd", "dn", "nd")} == \
+        {kind: config.GRAPH500_DIRECTION_FACTORS[kind] for kind in ("dd", "dn", "nd")}
+    sources, targets, n = _edges(scale=6)
+    assert _searcher(sources, targets, n).direction_factors == default_factors(1)
+    given = {kind: (0.3, 0.0) for kind in ("dd", "dn", "nd", "nn")}
+    assert _searcher(sources, targets, n, options=Options(factors=given)).direction_factors == given
+
+
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
 def test_meeting_kernel_meets_while_the_search_goes_on_or_once_it_ended():
