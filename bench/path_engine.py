@@ -19,6 +19,9 @@ Run on the device machine (see docs/path-engine.md):
    the minimum per step), and PageRank with the ``path`` schedule on each layout: rounds,
    vertex updates, time. ``--pieces-only`` runs just this (with ``bsp`` and ``async``
    PageRank for reference).
+6. Shared-memory proxy vertices (``--proxies 64,256``, also with ``--quick``): every algorithm
+   with the ``path`` schedule on the table graphs with each count of proxies, against the
+   table's ``path`` row.
 
 Every run's line says which layout it used (``pieces=``, ``layout=`` seconds). Prints one line
 per run, markdown tables at the end, and writes the rows as JSON to ``--out``.
@@ -56,7 +59,8 @@ ABLATIONS = (
     {"profile": True}, {"priority_min_chunks": 0}, {"layered": True},
     {"max_depth": 2}, {"max_depth": 4}, {"max_depth": 64}, {"chunk_arcs": 4}, {"chunk_arcs": 64},
 )
-ABLATION_OPTIONS = ("profile", "priority_min_chunks", "layered", "max_depth", "chunk_arcs", "sweeps", "pieces")
+ABLATION_OPTIONS = ("profile", "priority_min_chunks", "layered", "max_depth", "chunk_arcs", "sweeps", "pieces",
+                    "proxies")
 DEVICE = ["cuda"]  # the device of the table's rows (--device)
 ROWS: list[dict] = []
 FAILURES: list[str] = []
@@ -186,6 +190,20 @@ def layout_table() -> str:
     return "\n".join(lines)
 
 
+def proxies_table() -> str:
+    """Section 6: each run with proxies against the same graph's and algorithm's ``path`` row."""
+    plain = {(r["graph"], r["algorithm"]): r for r in ROWS if r["schedule"] == "path" and r.get("device") == DEVICE[0]
+             and not set(ABLATION_OPTIONS) & set(r)}
+    lines = ["| graph | algorithm | proxies | used | time (ms) | time / path | rounds | vertex updates |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for row in (r for r in ROWS if "proxies" in r and r["schedule"] == "path" and r.get("device") == DEVICE[0]):
+        base = plain.get((row["graph"], row["algorithm"]))
+        ratio = f"{row['seconds'] / base['seconds']:.2f}" if base else "-"
+        lines.append(f"| {row['graph']} | {row['algorithm']} | {row['proxies']} | {row.get('proxy_vertices', '-')} | "
+                     f"{row['seconds'] * 1e3:.2f} | {ratio} | {row['rounds']} | {row['vertex_updates']:,} |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def table() -> str:
     """The issue's table: the table graphs' rows without ablation options, with the ratios of
     vertex updates to ``bsp`` and of time to ``async`` (blank where that row is missing)."""
@@ -221,10 +239,13 @@ def main() -> int:
     parser.add_argument("--device", default="cuda", help="where the main runs go (cpu: a local rehearsal)")
     parser.add_argument("--pieces", default="1,2,4,8,16,32",
                         help="layout modes of section 5: pieces of the partitioning, comma-separated ('' skips it)")
+    parser.add_argument("--proxies", default="",
+                        help="section 6: counts of shared-memory proxy vertices, comma-separated ('' skips it)")
     parser.add_argument("--pieces-only", action="store_true",
                         help="section 5 alone on the table graphs, with bsp and async PageRank for reference")
     args = parser.parse_args()
     pieces = [int(count) for count in args.pieces.split(",") if count.strip()]
+    proxies = [int(count) for count in args.proxies.split(",") if count.strip()]
     DEVICE[0] = args.device
     args.out.mkdir(parents=True, exist_ok=True)
     warm = gg.rmat(8, device=args.device)
@@ -252,6 +273,10 @@ def main() -> int:
             layout_rows(graph, name, args.device, pieces, args.repeat)
         if name in TABLE_GRAPHS:
             library_rows(graph, name, args.device, args.repeat)
+            for count in proxies:
+                for algorithm in ALGORITHMS:
+                    run_one(graph, name, algorithm, "path", reference(graph, algorithm, parameters(graph, algorithm)),
+                            args.device, args.repeat, proxies=count)
         if name in TABLE_GRAPHS and args.device != "cpu":
             check_graph(graph.to("cpu"), name, "cpu", schedules=("bsp", "path"))
         if name == "cnr-2000.txt.gz" and not args.quick:
@@ -270,6 +295,7 @@ def main() -> int:
         check_graph(graph, f"rmat-{RMAT_SCALE}", args.device)
     print(table())
     print(layout_table())
+    print(proxies_table())
     save(args.out)
     log(f"{len(ROWS)} runs, {len(FAILURES)} failures")
     for failure in FAILURES:

@@ -260,6 +260,14 @@ PATH_ORDER_BLOCK_CHAINS = 1 << 14
 #: layouts no faster (the parallel traversal saves what gathering the pieces costs) and cost
 #: PageRank 0-2% more vertex updates; bench/path_engine.py section 5 measures it on a larger host.
 PATH_PIECES = 1
+#: Proxy vertices in shared memory (DiGraph §3.2.2, CUDA path rounds): the walks of a thread
+#: block add what they deliver to the ``proxies`` vertices with the most path arcs into them in
+#: the block's shared memory, and the block adds each proxy's total to its vertex once, at its
+#: end: one global atomic per hot vertex and block instead of one per arc. 0 (off): not yet
+#: measured on a GPU (``bench/path_engine.py --proxies``). At most PATH_PROXY_SLOTS.
+PATH_PROXY_VERTICES = 0
+#: Shared-memory slots a block of the CUDA path rounds keeps for proxies (8 bytes each).
+PATH_PROXY_SLOTS = 512
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
 #: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this

@@ -193,6 +193,69 @@ def test_cuda_kernels_match_the_cpu_under_the_simulator(device, algorithm, param
         assert_same_answer(graph, algorithm, result, parameters)
 
 
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+@pytest.mark.parametrize("algorithm, parameters", CASES)
+def test_shared_memory_proxies_keep_every_answer_under_the_simulator(algorithm, parameters):
+    """With proxies the CUDA walks deliver to the hottest vertices through the block's shared
+    memory (SUM adds, MIN takes the minimum, PEEL counts deletions) and apply them at the
+    block's end: the same answers, for both round kernels (every round listed by the host with
+    ``profile``, launched ahead without it)."""
+    graph = random_graph(n=24, m=90, seed=2, device="cuda", weighted=algorithm == "sssp")
+    parameters = {**parameters, "k": 6} if algorithm == "kcore" else parameters
+    for profile in (False, True):
+        result = solve(graph, algorithm, schedule="path", proxies=6, profile=profile, **parameters)
+        assert result.stats["converged"] and result.stats["proxy_vertices"] == 6
+        assert_same_answer(graph, algorithm, result, parameters)
+
+
+def test_proxies_are_the_hottest_vertices_and_the_cpu_ignores_them():
+    """``_proxy_slots`` picks the vertices with the most path arcs into them (more than one) and
+    names each arc's slot; the CPU rounds use none and keep the answer; a count outside
+    [0, PATH_PROXY_SLOTS] is a named error."""
+    from gpugraph import config
+
+    graph = random_graph(n=200, m=1500, seed=4)
+    program_result = solve(graph, "pagerank", schedule="path", proxies=8)
+    assert program_result.stats["proxy_vertices"] == 0
+    expected = solve(graph, "pagerank", schedule="bsp")["rank"]
+    assert np.abs(program_result["rank"] - expected).sum() <= 1e-5
+    layout, _ = engine.path_layout(graph, engine.make_program(graph, "pagerank"))
+    arc_proxy, hot = engine._proxy_slots(layout, graph.num_vertices, 8)
+    positions = np.flatnonzero(layout.arcs >= 0)
+    arcs_in = np.bincount(layout.vertices[positions + 1], minlength=graph.num_vertices)
+    assert hot.size == 8 and arcs_in[hot].min() >= np.sort(arcs_in)[-9]
+    assert np.array_equal(arc_proxy[positions] >= 0, np.isin(layout.vertices[positions + 1], hot))
+    assert np.array_equal(hot[arc_proxy[positions][arc_proxy[positions] >= 0]],
+                          layout.vertices[positions + 1][arc_proxy[positions] >= 0])
+    assert (arc_proxy[np.setdiff1d(np.arange(layout.vertices.size), positions)] == -1).all()
+    chain = gg.from_edges(np.arange(5), np.arange(1, 6), num_vertices=6)  # every vertex has one arc in
+    chain_layout, _ = engine.path_layout(chain, engine.make_program(chain, "pagerank"))
+    assert engine._proxy_slots(chain_layout, 6, 4)[1].size == 0
+    for bad in (-1, config.PATH_PROXY_SLOTS + 1):
+        with pytest.raises(InvalidParameterError, match="proxies"):
+            solve(graph, "pagerank", proxies=bad)
+
+
+def test_cuda_path_rounds_compile_to_ptx(ptx_of):
+    """The four CUDA path round kernels compile for sm_90; only those with proxies use shared
+    float atomics (the proxies' sums)."""
+    from gpugraph.engines.path import _rounds_cuda as kernels
+
+    chunks, positions, n = 4, 12, 8
+    offsets, chunk_offsets = np.arange(0, positions + 1, 3, dtype=np.int64), np.arange(chunks + 1, dtype=np.int64)
+    vertices, floats = np.zeros(positions, dtype=np.int64), np.zeros(n)
+    tail = (chunk_offsets, offsets, vertices, np.ones(positions), np.zeros(positions), floats,
+            np.zeros(n, dtype=np.int64), np.float64(0.0), np.zeros(n, dtype=np.uint8), np.int64(4),
+            np.zeros(2, dtype=np.int64), np.full(positions, -1, dtype=np.int16))
+    listed, active = np.arange(chunks, dtype=np.int64), np.ones(chunks, dtype=np.int64)
+    for kernel, first, proxies in ((kernels.path_round, listed, False), (kernels.path_round_active, active, False),
+                                   (kernels.path_round_proxies, listed, True),
+                                   (kernels.path_round_active_proxies, active, True)):
+        ptx = ptx_of(kernel, (np.int64(1), first, *tail, *((np.zeros(2, dtype=np.int64),) if proxies else ())))
+        assert ("atom.shared.add.f64" in ptx) == proxies, kernel
+
+
 def test_dispatch_window_and_layout_options_keep_the_answer():
     graph = random_graph(n=200, m=1500, seed=4)
     expected = solve(graph, "pagerank", schedule="bsp")["rank"]

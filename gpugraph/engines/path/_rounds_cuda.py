@@ -6,17 +6,29 @@ One thread walks one chunk of paths (``path_round``) or processes one vertex
 hardware block scheduler hands the next chunks to whichever SM frees first: the dynamic,
 priority-ordered dispatch of DiGraph (§3.2.2-3.2.3) without a host round trip. Each block sums
 its counts of arcs loaded and delivered in shared memory and adds them to the global totals once.
+
+Proxy vertices (§3.2.2, ``Kernels.with_proxies``): a block keeps a shared-memory proxy for each of
+the hot vertices (those with the most path arcs into them); its walks deliver to a hot vertex's
+proxy (SUM: add, MIN: minimum, PEEL: count the deletions), and at the block's end each proxy
+that received something is applied to its vertex with one global atomic, which wakes the vertex
+as a delivery of that total would. A walk reads a hot vertex's global state, without what the
+block's proxies hold for it yet: those updates reach it at the block's end and go on in the
+next round, as updates from other blocks do.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from gpugraph import config
 from gpugraph.backend.cuda_device import thread_index
 from gpugraph.backend.kernels import launch_cuda_kernel
 from gpugraph.backend.numba_cuda import load_numba_cuda
 
 cuda = load_numba_cuda()
+
+#: Shared-memory proxy slots of a block (a compile-time size; ``config.PATH_PROXY_SLOTS``).
+PROXY_SLOTS = config.PATH_PROXY_SLOTS
 
 
 @cuda.jit(cache=True)
@@ -69,10 +81,12 @@ def _add_block_totals(block_totals, loaded, delivered, totals):
 
 
 @cuda.jit(device=True, inline=True)
-def _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, sweeps):
+def _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, sweeps,
+          arc_proxy, proxy):
     """Walk chunk ``c``'s paths in order (CPU twin: ``path_round`` of
     :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates); returns the
-    arcs loaded and delivered."""
+    arcs loaded and delivered. ``arc_proxy[j]`` (empty: no proxies) is the block's proxy slot in
+    ``proxy`` of the vertex arc ``j`` enters, or -1; a delivery to a proxy wakes nothing yet."""
     loaded = 0
     delivered = 0
     first = offsets[chunk_offsets[c]]
@@ -84,6 +98,7 @@ def _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, thr
             for j in range(offsets[p], offsets[p + 1] - 1):
                 u = vertices[j]
                 v = vertices[j + 1]
+                slot = arc_proxy[j] if arc_proxy.size else -1
                 loaded += 1
                 woke = False
                 if kind == 0:
@@ -92,17 +107,24 @@ def _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, thr
                     if abs(change) > threshold:
                         sent[j] = state
                         amount = values[j] * change
-                        cuda.atomic.add(x, v, amount)
-                        if abs(amount) > threshold:
-                            changed[v] = 1
-                            woke = True
+                        if slot >= 0:
+                            cuda.atomic.add(proxy, slot, amount)
+                        else:
+                            cuda.atomic.add(x, v, amount)
+                            if abs(amount) > threshold:
+                                changed[v] = 1
+                                woke = True
                         delivered += 1
                 elif kind == 1:
                     state = x[u]
                     if state < sent[j]:
                         sent[j] = state
                         candidate = state + values[j]
-                        if candidate < x[v]:
+                        if slot >= 0:
+                            if candidate < x[v] and candidate < proxy[slot]:
+                                cuda.atomic.min(proxy, slot, candidate)
+                                delivered += 1
+                        elif candidate < x[v]:
                             cuda.atomic.min(x, v, candidate)
                             changed[v] = 1
                             woke = True
@@ -110,7 +132,9 @@ def _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, thr
                 elif x[u] != 0.0 and sent[j] == 0.0:
                     sent[j] = 1.0
                     delivered += 1
-                    if cuda.atomic.add(count, v, -1) == k:
+                    if slot >= 0:
+                        cuda.atomic.add(proxy, slot, 1.0)
+                    elif cuda.atomic.add(count, v, -1) == k:
                         x[v] = 1.0
                         changed[v] = 1
                         woke = True
@@ -124,40 +148,124 @@ def _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, thr
     return loaded, delivered
 
 
+@cuda.jit(device=True, inline=True)
+def _clear_proxies(kind, proxy, proxy_vertex):
+    """The block's proxies empty (SUM, PEEL: nothing added; MIN: no candidate) before its walks
+    (and the block's other shared cells written before them); every thread of the block calls it."""
+    for slot in range(cuda.threadIdx.x, proxy_vertex.size, cuda.blockDim.x):
+        proxy[slot] = np.inf if kind == 1 else 0.0
+    cuda.syncthreads()
+
+
+@cuda.jit(device=True, inline=True)
+def _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed):
+    """After the block's walks (every thread calls it), each proxy that received something is
+    applied to its vertex with one atomic: SUM adds the total (waking the vertex if it exceeds
+    ``threshold``, as one delivery of it would), MIN takes the smallest candidate (waking the
+    vertex if it improved), PEEL removes the counted arcs (deleting the vertex if its count
+    falls below ``threshold`` = k now)."""
+    cuda.syncthreads()
+    for slot in range(cuda.threadIdx.x, proxy_vertex.size, cuda.blockDim.x):
+        v = proxy_vertex[slot]
+        value = proxy[slot]
+        if kind == 0:
+            if value != 0.0:
+                cuda.atomic.add(x, v, value)
+                if abs(value) > threshold:
+                    changed[v] = 1
+        elif kind == 1:
+            if value < np.inf and cuda.atomic.min(x, v, value) > value:
+                changed[v] = 1
+        elif value != 0.0:
+            removed = np.int64(value)
+            before = cuda.atomic.add(count, v, -removed)
+            k = np.int64(threshold)
+            if before >= k and before - removed < k:
+                x[v] = 1.0
+                changed[v] = 1
+
+
+@cuda.jit(device=True, inline=True)
+def _walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, sweeps,
+                 arc_proxy, proxy):
+    """This thread's chunk of ``chunks`` walked (none past the end); returns arcs loaded and delivered."""
+    i = thread_index()
+    if i < chunks.shape[0]:
+        return _walk(chunks[i], kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
+                     sweeps, arc_proxy, proxy)
+    return 0, 0
+
+
+@cuda.jit(device=True, inline=True)
+def _walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, sweeps,
+                 arc_proxy, proxy):
+    """This thread's chunk of the layout walked if active (``activity``, cleared for the next
+    round's wake); returns arcs loaded and delivered."""
+    c = thread_index()
+    if c < activity.shape[0] and activity[c] != 0:
+        activity[c] = 0
+        return _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, sweeps,
+                     arc_proxy, proxy)
+    return 0, 0
+
+
 @cuda.jit(cache=True)
 def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-               threshold, changed, sweeps, totals):
-    """One thread per dispatched chunk of ``chunks``, each walked by :func:`_walk`."""
+               threshold, changed, sweeps, totals, arc_proxy):
+    """One thread per dispatched chunk of ``chunks``, each walked by :func:`_walk` (``arc_proxy``
+    empty: no proxies)."""
     block_totals = cuda.shared.array(2, np.int64)
     if cuda.threadIdx.x < 2:
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
-    i = thread_index()
-    loaded = 0
-    delivered = 0
-    if i < chunks.shape[0]:
-        loaded, delivered = _walk(chunks[i], kind, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                  threshold, changed, sweeps)
+    loaded, delivered = _walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
+                                     threshold, changed, sweeps, arc_proxy, x[:0])
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
 @cuda.jit(cache=True)
 def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                      threshold, changed, sweeps, totals):
-    """One thread per chunk of the layout, in stored order: an active chunk (``activity``, reset
-    here for the next round's wake) is walked by :func:`_walk`, the others return at once. No
-    list of the active chunks, so no host round trip between rounds."""
+                      threshold, changed, sweeps, totals, arc_proxy):
+    """One thread per chunk of the layout, in stored order: an active chunk is walked by
+    :func:`_walk`, the others return at once. No list of the active chunks, so no host round
+    trip between rounds (``arc_proxy`` empty: no proxies)."""
     block_totals = cuda.shared.array(2, np.int64)
     if cuda.threadIdx.x < 2:
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
-    c = thread_index()
-    loaded = 0
-    delivered = 0
-    if c < activity.shape[0] and activity[c] != 0:
-        activity[c] = 0
-        loaded, delivered = _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
-                                  changed, sweeps)
+    loaded, delivered = _walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
+                                     threshold, changed, sweeps, arc_proxy, x[:0])
+    _add_block_totals(block_totals, loaded, delivered, totals)
+
+
+@cuda.jit(cache=True)
+def path_round_proxies(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
+                       threshold, changed, sweeps, totals, arc_proxy, proxy_vertex):
+    """:func:`path_round` through the block's shared-memory proxies of ``proxy_vertex`` (kernels
+    of their own, so that the rounds without proxies reserve no shared memory for them)."""
+    block_totals = cuda.shared.array(2, np.int64)
+    proxy = cuda.shared.array(PROXY_SLOTS, np.float64)
+    if cuda.threadIdx.x < 2:
+        block_totals[cuda.threadIdx.x] = 0
+    _clear_proxies(kind, proxy, proxy_vertex)
+    loaded, delivered = _walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
+                                     threshold, changed, sweeps, arc_proxy, proxy)
+    _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed)
+    _add_block_totals(block_totals, loaded, delivered, totals)
+
+
+@cuda.jit(cache=True)
+def path_round_active_proxies(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
+                              threshold, changed, sweeps, totals, arc_proxy, proxy_vertex):
+    """:func:`path_round_active` through the block's shared-memory proxies of ``proxy_vertex``."""
+    block_totals = cuda.shared.array(2, np.int64)
+    proxy = cuda.shared.array(PROXY_SLOTS, np.float64)
+    if cuda.threadIdx.x < 2:
+        block_totals[cuda.threadIdx.x] = 0
+    _clear_proxies(kind, proxy, proxy_vertex)
+    loaded, delivered = _walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
+                                     threshold, changed, sweeps, arc_proxy, proxy)
+    _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
@@ -223,6 +331,14 @@ class Kernels:
 
     def __init__(self, backend):
         self.backend = backend
+        self.arc_proxy = backend.xp.empty(0, dtype=np.int16)
+        self.proxy_vertex = backend.xp.empty(0, dtype=np.int64)
+
+    def with_proxies(self, arc_proxy, proxy_vertex):
+        """Walks from now on deliver to the vertices ``proxy_vertex`` (at most
+        :data:`PROXY_SLOTS`) through shared-memory proxies; ``arc_proxy[j]``: the slot of the
+        vertex that position ``j`` of the layout's ``vertices`` sends to, or -1 (device arrays)."""
+        self.arc_proxy, self.proxy_vertex = arc_proxy, proxy_vertex
 
     def _launch(self, kernel, items, *args):
         if items:  # (an empty round launches nothing)
@@ -240,14 +356,22 @@ class Kernels:
     def path_round_active(self, kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
                           threshold, changed, sweeps, totals):
         """One round over the chunks with ``activity`` (cleared as they run), in stored order."""
-        self._launch(path_round_active, activity.size, np.int64(kind), activity, chunk_offsets, offsets, vertices,
-                     values, sent, x, count, np.float64(threshold), changed, np.int64(sweeps), totals)
+        arguments = (np.int64(kind), activity, chunk_offsets, offsets, vertices, values, sent, x, count,
+                     np.float64(threshold), changed, np.int64(sweeps), totals, self.arc_proxy)
+        if self.proxy_vertex.size:
+            self._launch(path_round_active_proxies, activity.size, *arguments, self.proxy_vertex)
+        else:
+            self._launch(path_round_active, activity.size, *arguments)
 
     def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                    threshold, changed, sweeps, totals):
         """One round over ``chunks`` in order."""
-        self._launch(path_round, chunks.size, np.int64(kind), chunks, chunk_offsets, offsets, vertices, values, sent,
-                     x, count, np.float64(threshold), changed, np.int64(sweeps), totals)
+        arguments = (np.int64(kind), chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
+                     np.float64(threshold), changed, np.int64(sweeps), totals, self.arc_proxy)
+        if self.proxy_vertex.size:
+            self._launch(path_round_proxies, chunks.size, *arguments, self.proxy_vertex)
+        else:
+            self._launch(path_round, chunks.size, *arguments)
 
     def vertex_round(self, kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,
                      count, threshold, changed, totals):

@@ -32,7 +32,8 @@ without compilation); ``setup_seconds`` (copying the program's and layout's arra
 device and allocating the state, before the rounds); ``preprocessing_seconds`` (building the
 path layout when this run built it; 0 for the vertex-centric schedules and for a layout kept on
 the graph from an earlier run); ``layout_seconds`` (what building the layout took, either way);
-``compile_seconds``; ``converged``; with ``profile=True``, ``walk_seconds``.
+``compile_seconds``; ``converged``; with ``profile=True``, ``walk_seconds``; for the path
+schedules ``proxy_vertices`` (vertices with shared-memory proxies, ``solve(proxies=...)``).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
           max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
           priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False,
           sweeps: int = config.PATH_CHUNK_SWEEPS, pieces: int = config.PATH_PIECES, profile: bool = False,
-          **parameters) -> Result:
+          proxies: int = config.PATH_PROXY_VERTICES, **parameters) -> Result:
     """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
 
     Parameters
@@ -91,6 +92,12 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
     profile:
         Synchronise around each round's walk kernel and report its time as
         ``stats["walk_seconds"]`` (path schedules).
+    proxies:
+        Path schedules on a GPU: how many of the vertices with the most path arcs into them get
+        a proxy in each thread block's shared memory (:data:`gpugraph.config.PATH_PROXY_VERTICES`,
+        at most :data:`gpugraph.config.PATH_PROXY_SLOTS`; vertices with one arc in get none).
+        The CPU has no such memory and ignores it; ``stats["proxy_vertices"]`` says how many
+        were used.
     **parameters:
         The algorithm's parameters.
 
@@ -115,6 +122,8 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         raise InvalidParameterError(
             f"max_rounds, chunk_arcs, sweeps and pieces must be >= 1 and priority_min_chunks >= 0; got {max_rounds}, "
             f"{chunk_arcs}, {sweeps}, {pieces}, {priority_min_chunks}")
+    if not 0 <= int(proxies) <= config.PATH_PROXY_SLOTS:
+        raise InvalidParameterError(f"proxies must be in [0, {config.PATH_PROXY_SLOTS}]; got {proxies}")
     if isinstance(algorithm, PathProgram):
         if parameters:
             raise InvalidParameterError(f"a PathProgram takes no parameters here; got {', '.join(sorted(parameters))}")
@@ -140,7 +149,8 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
             else:
                 rounds = _PathRounds(backend, kernels, program, layout, schedule == "path", layered=bool(layered),
                                      priority_min_chunks=int(priority_min_chunks), sweeps=int(sweeps),
-                                     profile=bool(profile))
+                                     profile=bool(profile), proxies=int(proxies))
+                stats["proxy_vertices"] = rounds.proxies
         backend.synchronize()
         stats["setup_seconds"] = time.perf_counter() - start
         start = time.perf_counter()
@@ -184,11 +194,27 @@ def _kernels(backend):
     return _rounds_cpu.Kernels()
 
 
+def _proxy_slots(layout, num_vertices: int, proxies: int):
+    """The ``proxies`` vertices with the most path arcs into them (more than one; ties by id)
+    and, per position ``j`` of ``layout.vertices``, the proxy slot of the vertex its arc enters
+    (-1: none, or no arc at ``j``). Returns ``(arc_proxy, hot)``: int16 and int64 host arrays."""
+    positions = np.flatnonzero(layout.arcs >= 0)
+    targets = layout.vertices[positions + 1]
+    arcs_in = np.bincount(targets, minlength=num_vertices)
+    hot = np.argsort(-arcs_in, kind="stable")[:proxies]
+    hot = hot[arcs_in[hot] > 1].astype(np.int64)
+    slot = np.full(num_vertices, -1, dtype=np.int16)
+    slot[hot] = np.arange(hot.size, dtype=np.int16)
+    arc_proxy = np.full(layout.vertices.size, -1, dtype=np.int16)
+    arc_proxy[positions] = slot[targets]
+    return arc_proxy, hot
+
+
 class _PathRounds:
     """Rounds over the active chunks of paths (``path`` and ``path-w``)."""
 
     def __init__(self, backend, kernels, program, layout, prioritised: bool, *, layered: bool,
-                 priority_min_chunks: int, sweeps: int, profile: bool):
+                 priority_min_chunks: int, sweeps: int, profile: bool, proxies: int):
         xp = backend.xp
         self.xp, self.kernels, self.program, self.prioritised = xp, kernels, program, prioritised
         arcs = layout.arcs
@@ -216,6 +242,12 @@ class _PathRounds:
         self.ahead = not layered and not profile
         self.may_prioritise = prioritised and layout.num_chunks > priority_min_chunks
         self.rounds_ahead = _rounds_ahead(backend)
+        self.proxies = 0
+        if proxies and backend.is_cuda:
+            arc_proxy, hot = _proxy_slots(layout, program.initial.size, proxies)
+            if hot.size:
+                kernels.with_proxies(backend.asarray(arc_proxy), backend.asarray(hot))
+            self.proxies = int(hot.size)
 
     def _dispatch(self, active):
         """The active chunks (in stored, layer order) this round runs. Layered: only the lowest
