@@ -238,7 +238,7 @@ def test_proxies_are_the_hottest_vertices_and_the_cpu_ignores_them():
 
 
 def test_cuda_path_rounds_compile_to_ptx(ptx_of):
-    """The four CUDA path round kernels compile for sm_90; only those with proxies use shared
+    """The three CUDA path round kernels compile for sm_90; only the one with proxies uses shared
     float atomics (the proxies' sums)."""
     from gpugraph.engines.path import _rounds_cuda as kernels
 
@@ -248,11 +248,11 @@ def test_cuda_path_rounds_compile_to_ptx(ptx_of):
     tail = (chunk_offsets, offsets, vertices, np.ones(positions), np.zeros(positions), floats,
             np.zeros(n, dtype=np.int64), np.float64(0.0), np.zeros(n, dtype=np.uint8), np.int64(4),
             np.zeros(2, dtype=np.int64), np.full(positions, -1, dtype=np.int16))
-    listed, active = np.arange(chunks, dtype=np.int64), np.ones(chunks, dtype=np.int64)
-    for kernel, first, proxies in ((kernels.path_round, listed, False), (kernels.path_round_active, active, False),
-                                   (kernels.path_round_proxies, listed, True),
-                                   (kernels.path_round_active_proxies, active, True)):
-        ptx = ptx_of(kernel, (np.int64(1), first, *tail, *((np.zeros(2, dtype=np.int64),) if proxies else ())))
+    listed, active, hot = np.arange(chunks, dtype=np.int64), np.ones(chunks, dtype=np.int64), np.zeros(2, np.int64)
+    for kernel, arguments, proxies in ((kernels.path_round, (listed, *tail), False),
+                                       (kernels.path_round_active, (active, *tail), False),
+                                       (kernels.path_round_proxies, (True, listed, *tail, hot), True)):
+        ptx = ptx_of(kernel, (np.int64(1), *arguments))
         assert ("atom.shared.add.f64" in ptx) == proxies, kernel
 
 

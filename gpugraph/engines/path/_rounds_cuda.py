@@ -239,32 +239,23 @@ def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, 
 
 
 @cuda.jit(cache=True)
-def path_round_proxies(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
+def path_round_proxies(kind, listed, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
                        threshold, changed, sweeps, totals, arc_proxy, proxy_vertex):
-    """:func:`path_round` through the block's shared-memory proxies of ``proxy_vertex`` (kernels
-    of their own, so that the rounds without proxies reserve no shared memory for them)."""
+    """:func:`path_round` (``listed``: ``selection`` lists the chunks) or :func:`path_round_active`
+    (``selection`` is the activity) through the block's shared-memory proxies of
+    ``proxy_vertex``: kernels of their own, so that rounds without proxies reserve no shared
+    memory for them."""
     block_totals = cuda.shared.array(2, np.int64)
     proxy = cuda.shared.array(PROXY_SLOTS, np.float64)
     if cuda.threadIdx.x < 2:
         block_totals[cuda.threadIdx.x] = 0
     _clear_proxies(kind, proxy, proxy_vertex)
-    loaded, delivered = _walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                     threshold, changed, sweeps, arc_proxy, proxy)
-    _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed)
-    _add_block_totals(block_totals, loaded, delivered, totals)
-
-
-@cuda.jit(cache=True)
-def path_round_active_proxies(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                              threshold, changed, sweeps, totals, arc_proxy, proxy_vertex):
-    """:func:`path_round_active` through the block's shared-memory proxies of ``proxy_vertex``."""
-    block_totals = cuda.shared.array(2, np.int64)
-    proxy = cuda.shared.array(PROXY_SLOTS, np.float64)
-    if cuda.threadIdx.x < 2:
-        block_totals[cuda.threadIdx.x] = 0
-    _clear_proxies(kind, proxy, proxy_vertex)
-    loaded, delivered = _walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                     threshold, changed, sweeps, arc_proxy, proxy)
+    if listed:
+        loaded, delivered = _walk_listed(kind, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
+                                         threshold, changed, sweeps, arc_proxy, proxy)
+    else:
+        loaded, delivered = _walk_active(kind, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
+                                         threshold, changed, sweeps, arc_proxy, proxy)
     _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
@@ -356,22 +347,22 @@ class Kernels:
     def path_round_active(self, kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
                           threshold, changed, sweeps, totals):
         """One round over the chunks with ``activity`` (cleared as they run), in stored order."""
-        arguments = (np.int64(kind), activity, chunk_offsets, offsets, vertices, values, sent, x, count,
+        arguments = (activity, chunk_offsets, offsets, vertices, values, sent, x, count,
                      np.float64(threshold), changed, np.int64(sweeps), totals, self.arc_proxy)
         if self.proxy_vertex.size:
-            self._launch(path_round_active_proxies, activity.size, *arguments, self.proxy_vertex)
+            self._launch(path_round_proxies, activity.size, np.int64(kind), False, *arguments, self.proxy_vertex)
         else:
-            self._launch(path_round_active, activity.size, *arguments)
+            self._launch(path_round_active, activity.size, np.int64(kind), *arguments)
 
     def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                    threshold, changed, sweeps, totals):
         """One round over ``chunks`` in order."""
-        arguments = (np.int64(kind), chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
+        arguments = (chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                      np.float64(threshold), changed, np.int64(sweeps), totals, self.arc_proxy)
         if self.proxy_vertex.size:
-            self._launch(path_round_proxies, chunks.size, *arguments, self.proxy_vertex)
+            self._launch(path_round_proxies, chunks.size, np.int64(kind), True, *arguments, self.proxy_vertex)
         else:
-            self._launch(path_round, chunks.size, *arguments)
+            self._launch(path_round, chunks.size, np.int64(kind), *arguments)
 
     def vertex_round(self, kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,
                      count, threshold, changed, totals):
