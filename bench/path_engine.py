@@ -21,7 +21,7 @@ Run on the device machine (see docs/path-engine.md):
    PageRank for reference).
 6. Shared-memory proxy vertices (``--proxies 64,256``, also with ``--quick``): every algorithm
    with the ``path`` schedule on the table graphs with each count of proxies, against the
-   table's ``path`` row.
+   table's ``path`` row. ``--proxies-only`` runs just this (with the plain ``path`` rows).
 
 Every run's line says which layout it used (``pieces=``, ``layout=`` seconds). Prints one line
 per run, markdown tables at the end, and writes the rows as JSON to ``--out``.
@@ -190,6 +190,14 @@ def layout_table() -> str:
     return "\n".join(lines)
 
 
+def proxy_rows(graph, label: str, device: str, proxies: list[int], repeat: int) -> None:
+    """Section 6: every algorithm with the ``path`` schedule and each count of proxies."""
+    for count in proxies:
+        for algorithm in ALGORITHMS:
+            run_one(graph, label, algorithm, "path", reference(graph, algorithm, parameters(graph, algorithm)),
+                    device, repeat, proxies=count)
+
+
 def proxies_table() -> str:
     """Section 6: each run with proxies against the same graph's and algorithm's ``path`` row."""
     plain = {(r["graph"], r["algorithm"]): r for r in ROWS if r["schedule"] == "path" and r.get("device") == DEVICE[0]
@@ -241,6 +249,8 @@ def main() -> int:
                         help="layout modes of section 5: pieces of the partitioning, comma-separated ('' skips it)")
     parser.add_argument("--proxies", default="",
                         help="section 6: counts of shared-memory proxy vertices, comma-separated ('' skips it)")
+    parser.add_argument("--proxies-only", action="store_true",
+                        help="section 6 alone on the table graphs, with the plain path rows")
     parser.add_argument("--pieces-only", action="store_true",
                         help="section 5 alone on the table graphs, with bsp and async PageRank for reference")
     args = parser.parse_args()
@@ -250,7 +260,7 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     warm = gg.rmat(8, device=args.device)
     for algorithm in ALGORITHMS:
-        for schedule in SCHEDULES:
+        for schedule in ("path",) if args.proxies_only else SCHEDULES:
             solve(warm, algorithm, schedule=schedule, **parameters(warm, algorithm))
     log("compiled: " + ", ".join(f"{r.kernel.rsplit('.', 1)[-1]}/{r.target} {r.seconds:.2f}s"
                                  for r in compile_report()))
@@ -261,6 +271,12 @@ def main() -> int:
             continue
         graph = gg.load(path, device=args.device)
         log(f"loaded {graph}")
+        if args.proxies_only:
+            if name in TABLE_GRAPHS:
+                check_graph(graph, name, args.device, schedules=("path",), repeat=args.repeat)
+                proxy_rows(graph, name, args.device, proxies, args.repeat)
+                save(args.out)
+            continue
         if args.pieces_only:
             if name in TABLE_GRAPHS:
                 check_graph(graph, name, args.device, schedules=("bsp", "async"), algorithms=("pagerank",),
@@ -273,10 +289,7 @@ def main() -> int:
             layout_rows(graph, name, args.device, pieces, args.repeat)
         if name in TABLE_GRAPHS:
             library_rows(graph, name, args.device, args.repeat)
-            for count in proxies:
-                for algorithm in ALGORITHMS:
-                    run_one(graph, name, algorithm, "path", reference(graph, algorithm, parameters(graph, algorithm)),
-                            args.device, args.repeat, proxies=count)
+            proxy_rows(graph, name, args.device, proxies, args.repeat)
         if name in TABLE_GRAPHS and args.device != "cpu":
             check_graph(graph.to("cpu"), name, "cpu", schedules=("bsp", "path"))
         if name == "cnr-2000.txt.gz" and not args.quick:
@@ -289,7 +302,7 @@ def main() -> int:
                             args.device, **options)
         del graph
         save(args.out)
-    if not args.quick and not args.pieces_only:
+    if not args.quick and not args.pieces_only and not args.proxies_only:
         graph = gg.rmat(RMAT_SCALE, device=args.device)
         log(f"generated {graph}")
         check_graph(graph, f"rmat-{RMAT_SCALE}", args.device)
