@@ -261,11 +261,15 @@ PATH_ORDER_BLOCK_CHAINS = 1 << 14
 #: PageRank 0-2% more vertex updates; bench/path_engine.py section 5 measures it on a larger host.
 PATH_PIECES = 1
 #: Proxy vertices in shared memory (DiGraph §3.2.2, CUDA path rounds): the walks of a thread
-#: block add what they deliver to the ``proxies`` vertices with the most path arcs into them in
-#: the block's shared memory, and the block adds each proxy's total to its vertex once, at its
-#: end: one global atomic per hot vertex and block instead of one per arc. 0 (off): not yet
-#: measured on a GPU (``bench/path_engine.py --proxies``). At most PATH_PROXY_SLOTS.
-PATH_PROXY_VERTICES = 0
+#: block deliver to the ``proxies`` vertices with the most path arcs into them through the
+#: block's shared memory, and the block applies each proxy to its vertex once, at its end: one
+#: global atomic per hot vertex and block instead of one per arc. The default for MIN programs
+#: (SSSP, ``minimum``); SUM and PEEL programs default to none. One H200, 2026-11-26
+#: (``bench/path_engine.py --proxies-only``): SSSP 0.72x the time without proxies on cnr-2000
+#: and 0.87x on Slashdot with 64 (256 and 512 alike); PageRank and adsorption 1.15-2.27x (a hot
+#: vertex's updates wait for its block's end, so rank crosses the hubs a round at a time: 53 ->
+#: 153 rounds on cnr-2000); k-core 0.82x on cnr-2000 but 0.70-1.21x on Slashdot's ~1.4 ms runs.
+PATH_MIN_PROXY_VERTICES = 64
 #: Shared-memory slots a block of the CUDA path rounds keeps for proxies (8 bytes each).
 PATH_PROXY_SLOTS = 512
 

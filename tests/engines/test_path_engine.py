@@ -209,6 +209,19 @@ def test_shared_memory_proxies_keep_every_answer_under_the_simulator(algorithm, 
         assert_same_answer(graph, algorithm, result, parameters)
 
 
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+def test_minimum_programs_use_proxies_by_default_and_the_others_do_not():
+    """``proxies=None``: ``config.PATH_MIN_PROXY_VERTICES`` for MIN programs (SSSP), none for
+    SUM (PageRank) on the GPU."""
+    from gpugraph import config
+
+    graph = random_graph(n=200, m=1500, seed=4, device="cuda", weighted=True)
+    hot = int((np.bincount(np.asarray(graph.to("cpu").indices), minlength=200) > 1).sum())
+    assert solve(graph, "sssp", source=0).stats["proxy_vertices"] == min(config.PATH_MIN_PROXY_VERTICES, hot) > 0
+    assert solve(graph, "pagerank").stats["proxy_vertices"] == 0
+
+
 def test_proxies_are_the_hottest_vertices_and_the_cpu_ignores_them():
     """``_proxy_slots`` picks the vertices with the most path arcs into them (more than one) and
     names each arc's slot; the CPU rounds use none and keep the answer; a count outside

@@ -57,7 +57,7 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
           max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
           priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False,
           sweeps: int = config.PATH_CHUNK_SWEEPS, pieces: int = config.PATH_PIECES, profile: bool = False,
-          proxies: int = config.PATH_PROXY_VERTICES, **parameters) -> Result:
+          proxies: int | None = None, **parameters) -> Result:
     """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
 
     Parameters
@@ -94,10 +94,11 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         ``stats["walk_seconds"]`` (path schedules).
     proxies:
         Path schedules on a GPU: how many of the vertices with the most path arcs into them get
-        a proxy in each thread block's shared memory (:data:`gpugraph.config.PATH_PROXY_VERTICES`,
-        at most :data:`gpugraph.config.PATH_PROXY_SLOTS`; vertices with one arc in get none).
-        The CPU has no such memory and ignores it; ``stats["proxy_vertices"]`` says how many
-        were used.
+        a proxy in each thread block's shared memory (at most
+        :data:`gpugraph.config.PATH_PROXY_SLOTS`; vertices with one arc in get none). ``None``:
+        :data:`gpugraph.config.PATH_MIN_PROXY_VERTICES` for MIN programs (SSSP), none for the
+        others. The CPU has no such memory and ignores it; ``stats["proxy_vertices"]`` says how
+        many were used.
     **parameters:
         The algorithm's parameters.
 
@@ -122,7 +123,7 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         raise InvalidParameterError(
             f"max_rounds, chunk_arcs, sweeps and pieces must be >= 1 and priority_min_chunks >= 0; got {max_rounds}, "
             f"{chunk_arcs}, {sweeps}, {pieces}, {priority_min_chunks}")
-    if not 0 <= int(proxies) <= config.PATH_PROXY_SLOTS:
+    if proxies is not None and not 0 <= int(proxies) <= config.PATH_PROXY_SLOTS:
         raise InvalidParameterError(f"proxies must be in [0, {config.PATH_PROXY_SLOTS}]; got {proxies}")
     if isinstance(algorithm, PathProgram):
         if parameters:
@@ -130,6 +131,8 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         program = algorithm
     else:
         program = make_program(graph, algorithm, **parameters)
+    if proxies is None:
+        proxies = config.PATH_MIN_PROXY_VERTICES if program.kind == MIN else 0
     stats = {"schedule": schedule, "preprocessing_seconds": 0.0}
     layout = None
     if schedule.startswith("path"):
