@@ -314,7 +314,8 @@ class Searcher:
         self.group, self.graph = group, subgraphs
         self.relabeling = relabeling
         self.options = options or Options()
-        self.direction_factors = self.options.factors or default_factors(group.size)
+        chosen = self.options.factors
+        self.direction_factors = default_factors(group.size) if chosen is None else chosen
         unknown = set(self.direction_factors) ^ set(DIRECTED_KINDS)
         if unknown:
             raise InvalidParameterError(f"direction factors are needed for exactly {', '.join(DIRECTED_KINDS)}")
@@ -372,8 +373,8 @@ class Searcher:
                 self._bitmap_share = -(-subgraphs.layout.local_count(0, subgraphs.num_vertices) // 8)
             self.frontier_share = xp.zeros(self._bitmap_share, dtype=np.uint8)
             self.root_cells = xp.full(kernel_cells.ROOT_CELLS, -1, dtype=np.int64)
-            self._host_factors = np.asarray([factor for kind in DIRECTED_KINDS for factor in self.direction_factors[kind]],
-                                            dtype=np.float64)
+            self._host_factors = np.asarray(
+                [factor for kind in DIRECTED_KINDS for factor in self.direction_factors[kind]], dtype=np.float64)
             self.factors = xp.asarray(self._host_factors)
             # The delegate frontier, queued once for its dd rows and once for its dn rows, each
             # queue with the starts of its rows' arcs (close_delegates).

@@ -186,6 +186,8 @@ def test_factors_must_name_each_kind():
     sources, targets, n = _edges(scale=6)
     with pytest.raises(InvalidParameterError, match="dd, dn, nd"):
         _searcher(sources, targets, n, options=Options(factors={"dd": (0.5, 0.0)}))
+    with pytest.raises(InvalidParameterError, match="dd, dn, nd"):
+        _searcher(sources, targets, n, options=Options(factors={}))
 
 
 # --- separation and distribution ------------------------------------------------------------------
