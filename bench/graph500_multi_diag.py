@@ -222,7 +222,8 @@ class _Clocks:
             cells = self._cells.get()
             after = time.time_ns()
             search = self.searches[-1]
-            search.update((point, int(value)) for point, value in zip(self.POINTS, cells) if value)  # one process: no meeting
+            # one process has no meeting: its cell stays 0
+            search.update((point, int(value)) for point, value in zip(self.POINTS, cells) if value)
             search["offset"] = search.pop("calibrate") - (before + after) // 2
 
 

@@ -432,9 +432,10 @@ def test_cuda_vertex_round_compiles_to_ptx(ptx_of):
     n, arcs = 8, 16
     indptr, indices = np.arange(0, arcs + 1, 2, dtype=np.int64), np.zeros(arcs, dtype=np.int64)
     floats = np.zeros(n)
+    flags = np.zeros(n, dtype=np.uint8)
     ptx = ptx_of(kernels.vertex_round, (np.int64(1), False, np.arange(n, dtype=np.int64), indptr, indices,
-                                        np.ones(arcs), floats, floats.copy(), floats.copy(), np.zeros(n, dtype=np.uint8),
-                                        np.zeros(n, dtype=np.int64), np.float64(0.0), np.zeros(n, dtype=np.uint8),
+                                        np.ones(arcs), floats, floats.copy(), floats.copy(), flags,
+                                        np.zeros(n, dtype=np.int64), np.float64(0.0), flags.copy(),
                                         np.zeros(2, dtype=np.int64)))
     assert "membar.gl" in ptx or "fence" in ptx
 

@@ -347,22 +347,25 @@ class Kernels:
     def path_round_active(self, kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
                           threshold, changed, sweeps, totals):
         """One round over the chunks with ``activity`` (cleared as they run), in stored order."""
-        arguments = (activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                     np.float64(threshold), changed, np.int64(sweeps), totals, self.arc_proxy)
-        if self.proxy_vertex.size:
-            self._launch(path_round_proxies, activity.size, np.int64(kind), False, *arguments, self.proxy_vertex)
-        else:
-            self._launch(path_round_active, activity.size, np.int64(kind), *arguments)
+        self._walk_round(path_round_active, False, kind, activity, chunk_offsets, offsets, vertices, values, sent, x,
+                         count, threshold, changed, sweeps, totals)
 
     def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                    threshold, changed, sweeps, totals):
         """One round over ``chunks`` in order."""
-        arguments = (chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                     np.float64(threshold), changed, np.int64(sweeps), totals, self.arc_proxy)
+        self._walk_round(path_round, True, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
+                         threshold, changed, sweeps, totals)
+
+    def _walk_round(self, plain, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
+                    threshold, changed, sweeps, totals):
+        """A round of ``plain`` (:func:`path_round` if ``listed``, else :func:`path_round_active`),
+        or of :func:`path_round_proxies` when there are proxies."""
+        arguments = (selection, chunk_offsets, offsets, vertices, values, sent, x, count, np.float64(threshold),
+                     changed, np.int64(sweeps), totals, self.arc_proxy)
         if self.proxy_vertex.size:
-            self._launch(path_round_proxies, chunks.size, np.int64(kind), True, *arguments, self.proxy_vertex)
+            self._launch(path_round_proxies, selection.size, np.int64(kind), listed, *arguments, self.proxy_vertex)
         else:
-            self._launch(path_round, chunks.size, np.int64(kind), *arguments)
+            self._launch(plain, selection.size, np.int64(kind), *arguments)
 
     def vertex_round(self, kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,
                      count, threshold, changed, totals):
