@@ -34,8 +34,7 @@ def _kernels():
             for name, kernel, signature in (
                 ("wake_chunks", _rounds_cuda.wake_chunks, (i64, i64, i64, i64)),
                 ("path_round", _rounds_cuda.path_round,
-                 (types.int64, i64, i64, i64, ids, f64, f64, f64, i64, types.float64, u8, types.int64, i64,
-                  types.int16[:])),
+                 (types.int64, i64, i64, i64, ids, f64, f64, f64, i64, types.float64, u8, types.int64, i64)),
                 ("path_round_proxies", _rounds_cuda.path_round_proxies,
                  (types.int64, types.boolean, i64, i64, i64, ids, f64, f64, f64, i64, types.float64, u8, types.int64,
                   i64, types.int16[:], i64)),

@@ -81,74 +81,6 @@ def _add_block_totals(block_totals, loaded, delivered, totals):
 
 
 @cuda.jit(device=True, inline=True)
-def _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, sweeps,
-          arc_proxy, proxy):
-    """Walk chunk ``c``'s paths in order (CPU twin: ``path_round`` of
-    :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates); returns the
-    arcs loaded and delivered. ``arc_proxy[j]`` (empty: no proxies) is the block's proxy slot in
-    ``proxy`` of the vertex arc ``j`` enters, or -1; a delivery to a proxy wakes nothing yet."""
-    loaded = 0
-    delivered = 0
-    first = offsets[chunk_offsets[c]]
-    last = offsets[chunk_offsets[c + 1]]
-    k = np.int64(threshold)
-    for sweep in range(sweeps):
-        fed_back = False
-        for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
-            for j in range(offsets[p], offsets[p + 1] - 1):
-                u = vertices[j]
-                v = vertices[j + 1]
-                slot = arc_proxy[j] if arc_proxy.size else -1
-                loaded += 1
-                woke = False
-                if kind == 0:
-                    state = x[u]
-                    change = state - sent[j]
-                    if abs(change) > threshold:
-                        sent[j] = state
-                        amount = values[j] * change
-                        if slot >= 0:
-                            cuda.atomic.add(proxy, slot, amount)
-                        else:
-                            cuda.atomic.add(x, v, amount)
-                            if abs(amount) > threshold:
-                                changed[v] = 1
-                                woke = True
-                        delivered += 1
-                elif kind == 1:
-                    state = x[u]
-                    if state < sent[j]:
-                        sent[j] = state
-                        candidate = state + values[j]
-                        if slot >= 0:
-                            if candidate < x[v] and candidate < proxy[slot]:
-                                cuda.atomic.min(proxy, slot, candidate)
-                                delivered += 1
-                        elif candidate < x[v]:
-                            cuda.atomic.min(x, v, candidate)
-                            changed[v] = 1
-                            woke = True
-                            delivered += 1
-                elif x[u] != 0.0 and sent[j] == 0.0:
-                    sent[j] = 1.0
-                    delivered += 1
-                    if slot >= 0:
-                        cuda.atomic.add(proxy, slot, 1.0)
-                    elif cuda.atomic.add(count, v, -1) == k:
-                        x[v] = 1.0
-                        changed[v] = 1
-                        woke = True
-                if woke and sweeps > 1 and not fed_back:
-                    for q in range(first, last):
-                        if vertices[q] == v:
-                            fed_back = True
-                            break
-        if not fed_back:
-            break
-    return loaded, delivered
-
-
-@cuda.jit(device=True, inline=True)
 def _clear_proxies(kind, proxy, proxy_vertex):
     """The block's proxies empty (SUM, PEEL: nothing added; MIN: no candidate) before its walks
     (and the block's other shared cells written before them); every thread of the block calls it."""
@@ -185,56 +117,133 @@ def _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed):
                 changed[v] = 1
 
 
-@cuda.jit(device=True, inline=True)
-def _walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, sweeps,
-                 arc_proxy, proxy):
-    """This thread's chunk of ``chunks`` walked (none past the end); returns arcs loaded and delivered."""
-    i = thread_index()
-    if i < chunks.shape[0]:
-        return _walk(chunks[i], kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
-                     sweeps, arc_proxy, proxy)
-    return 0, 0
+def _walkers(proxies: bool):
+    """The device functions that walk this thread's chunk: ``(walk_listed, walk_active)``, with
+    the proxies' branches compiled in (``proxies``, a constant of the compiled code) or left out, so
+    that the rounds without proxies carry none of their code or registers."""
+
+    @cuda.jit(device=True, inline=True)
+    def walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, sweeps,
+              arc_proxy, proxy):
+        """Walk chunk ``c``'s paths in order (CPU twin: ``path_round`` of
+        :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates); returns the
+        arcs loaded and delivered. With ``proxies``, ``arc_proxy[j]`` is the block's proxy slot in
+        ``proxy`` of the vertex arc ``j`` enters, or -1; a delivery to a proxy wakes nothing yet
+        (without, neither array is read)."""
+        loaded = 0
+        delivered = 0
+        first = offsets[chunk_offsets[c]]
+        last = offsets[chunk_offsets[c + 1]]
+        k = np.int64(threshold)
+        for sweep in range(sweeps):
+            fed_back = False
+            for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
+                for j in range(offsets[p], offsets[p + 1] - 1):
+                    u = vertices[j]
+                    v = vertices[j + 1]
+                    slot = arc_proxy[j] if proxies else -1
+                    loaded += 1
+                    woke = False
+                    if kind == 0:
+                        state = x[u]
+                        change = state - sent[j]
+                        if abs(change) > threshold:
+                            sent[j] = state
+                            amount = values[j] * change
+                            if slot >= 0:
+                                cuda.atomic.add(proxy, slot, amount)
+                            else:
+                                cuda.atomic.add(x, v, amount)
+                                if abs(amount) > threshold:
+                                    changed[v] = 1
+                                    woke = True
+                            delivered += 1
+                    elif kind == 1:
+                        state = x[u]
+                        if state < sent[j]:
+                            sent[j] = state
+                            candidate = state + values[j]
+                            if slot >= 0:
+                                if candidate < x[v] and candidate < proxy[slot]:
+                                    cuda.atomic.min(proxy, slot, candidate)
+                                    delivered += 1
+                            elif candidate < x[v]:
+                                cuda.atomic.min(x, v, candidate)
+                                changed[v] = 1
+                                woke = True
+                                delivered += 1
+                    elif x[u] != 0.0 and sent[j] == 0.0:
+                        sent[j] = 1.0
+                        delivered += 1
+                        if slot >= 0:
+                            cuda.atomic.add(proxy, slot, 1.0)
+                        elif cuda.atomic.add(count, v, -1) == k:
+                            x[v] = 1.0
+                            changed[v] = 1
+                            woke = True
+                    if woke and sweeps > 1 and not fed_back:
+                        for q in range(first, last):
+                            if vertices[q] == v:
+                                fed_back = True
+                                break
+            if not fed_back:
+                break
+        return loaded, delivered
+
+    @cuda.jit(device=True, inline=True)
+    def walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
+                    sweeps, arc_proxy, proxy):
+        """This thread's chunk of ``chunks`` walked (none past the end); returns arcs loaded and delivered."""
+        i = thread_index()
+        if i < chunks.shape[0]:
+            return walk(chunks[i], kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
+                        changed, sweeps, arc_proxy, proxy)
+        return 0, 0
+
+    @cuda.jit(device=True, inline=True)
+    def walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
+                    sweeps, arc_proxy, proxy):
+        """This thread's chunk of the layout walked if active (``activity``, cleared for the next
+        round's wake); returns arcs loaded and delivered."""
+        c = thread_index()
+        if c < activity.shape[0] and activity[c] != 0:
+            activity[c] = 0
+            return walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
+                        sweeps, arc_proxy, proxy)
+        return 0, 0
+
+    return walk_listed, walk_active
 
 
-@cuda.jit(device=True, inline=True)
-def _walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, sweeps,
-                 arc_proxy, proxy):
-    """This thread's chunk of the layout walked if active (``activity``, cleared for the next
-    round's wake); returns arcs loaded and delivered."""
-    c = thread_index()
-    if c < activity.shape[0] and activity[c] != 0:
-        activity[c] = 0
-        return _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, sweeps,
-                     arc_proxy, proxy)
-    return 0, 0
+_walk_listed, _walk_active = _walkers(False)
+_walk_listed_proxies, _walk_active_proxies = _walkers(True)
 
 
 @cuda.jit(cache=True)
 def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-               threshold, changed, sweeps, totals, arc_proxy):
-    """One thread per dispatched chunk of ``chunks``, each walked by :func:`_walk` (``arc_proxy``
-    empty: no proxies)."""
+               threshold, changed, sweeps, totals):
+    """One thread per dispatched chunk of ``chunks``, each walked in order (:func:`_walkers`)."""
     block_totals = cuda.shared.array(2, np.int64)
     if cuda.threadIdx.x < 2:
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
     loaded, delivered = _walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                     threshold, changed, sweeps, arc_proxy, x[:0])
+                                     threshold, changed, sweeps, chunk_offsets, x)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
 @cuda.jit(cache=True)
 def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                      threshold, changed, sweeps, totals, arc_proxy):
+                      threshold, changed, sweeps, totals):
     """One thread per chunk of the layout, in stored order: an active chunk is walked by
-    :func:`_walk`, the others return at once. No list of the active chunks, so no host round
-    trip between rounds (``arc_proxy`` empty: no proxies)."""
+    :func:`_walkers`, the others return at once. No list of the active chunks, so no host round
+    trip between rounds."""
     block_totals = cuda.shared.array(2, np.int64)
     if cuda.threadIdx.x < 2:
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
     loaded, delivered = _walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                     threshold, changed, sweeps, arc_proxy, x[:0])
+                                     threshold, changed, sweeps, chunk_offsets, x)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
@@ -251,11 +260,11 @@ def path_round_proxies(kind, listed, selection, chunk_offsets, offsets, vertices
         block_totals[cuda.threadIdx.x] = 0
     _clear_proxies(kind, proxy, proxy_vertex)
     if listed:
-        loaded, delivered = _walk_listed(kind, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                         threshold, changed, sweeps, arc_proxy, proxy)
+        loaded, delivered = _walk_listed_proxies(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
+                                                 count, threshold, changed, sweeps, arc_proxy, proxy)
     else:
-        loaded, delivered = _walk_active(kind, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                         threshold, changed, sweeps, arc_proxy, proxy)
+        loaded, delivered = _walk_active_proxies(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
+                                                 count, threshold, changed, sweeps, arc_proxy, proxy)
     _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
@@ -361,9 +370,10 @@ class Kernels:
         """A round of ``plain`` (:func:`path_round` if ``listed``, else :func:`path_round_active`),
         or of :func:`path_round_proxies` when there are proxies."""
         arguments = (selection, chunk_offsets, offsets, vertices, values, sent, x, count, np.float64(threshold),
-                     changed, np.int64(sweeps), totals, self.arc_proxy)
+                     changed, np.int64(sweeps), totals)
         if self.proxy_vertex.size:
-            self._launch(path_round_proxies, selection.size, np.int64(kind), listed, *arguments, self.proxy_vertex)
+            self._launch(path_round_proxies, selection.size, np.int64(kind), listed, *arguments, self.arc_proxy,
+                         self.proxy_vertex)
         else:
             self._launch(plain, selection.size, np.int64(kind), *arguments)
 

@@ -1,0 +1,114 @@
+"""Time the path engine's schedules in snapshots of the repository, alternating, in one call.
+
+Machines of one kind differ from lend to lend, so versions are compared only within a call
+(as ``bench/device_ab.sh`` does for Graph500). Each snapshot runs in a process of its own with
+its own kernel caches; the rounds alternate between the snapshots.
+
+Here:   rm -rf .snap && mkdir -p .snap/A .snap/B && git archive main | tar -x -C .snap/A
+        git archive wip/branch | tar -x -C .snap/B && cp bench/path_ab.py .snap/ && cp -r .data .snap/data
+Device: run(command="cd .snap && python3 path_ab.py A B --datasets data --algorithms kcore", carry=[".snap"])
+
+Prints, per graph, algorithm and schedule, each snapshot's median time over its runs (all
+rounds, the first run of each process left out) and rounds; ``--out`` gets the rows as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+GRAPHS = ("cnr-2000.txt.gz", "soc-Slashdot0902.txt.gz")
+#: k of the k-core runs (as in bench/path_engine.py).
+KCORE_K = 10
+
+
+def worker(args) -> None:
+    """Run in one snapshot (its ``gpugraph`` first on the path): one JSON line per run."""
+    import numpy as np
+
+    import gpugraph as gg
+    from gpugraph.backend import to_numpy
+    from gpugraph.engines.path import solve
+
+    def parameters(graph, algorithm):
+        if algorithm == "sssp":
+            return {"source": int(np.argmax(to_numpy(graph.out_degree())))}
+        return {"k": KCORE_K} if algorithm == "kcore" else {}
+
+    warm = gg.rmat(8, device=args.device)
+    for algorithm in args.algorithms:
+        for schedule in args.schedules:
+            solve(warm, algorithm, schedule=schedule, **parameters(warm, algorithm))
+    for name in args.graphs:
+        graph = gg.load(Path(args.datasets) / name, device=args.device)
+        for algorithm in args.algorithms:
+            for schedule in args.schedules:
+                for run in range(args.repeat + 1):
+                    result = solve(graph, algorithm, schedule=schedule, **parameters(graph, algorithm))
+                    if run:
+                        print(json.dumps({"graph": name, "algorithm": algorithm, "schedule": schedule,
+                                          "seconds": result.stats["seconds"], "rounds": result.stats["rounds"]}),
+                              flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("snapshots", nargs="+", help="folders holding a copy of the repository")
+    parser.add_argument("--datasets", default="data")
+    parser.add_argument("--graphs", default=",".join(GRAPHS))
+    parser.add_argument("--algorithms", default="kcore")
+    parser.add_argument("--schedules", default="async,path-w,path")
+    parser.add_argument("--repeat", type=int, default=6, help="timed runs per entry in each round")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--device", default="cuda")
+    parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", ".")))
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    args.graphs, args.algorithms, args.schedules = (
+        [item for item in text.split(",") if item] for text in (args.graphs, args.algorithms, args.schedules))
+    if args.worker:
+        worker(args)
+        return 0
+    rows = []
+    for round_number in range(args.rounds):
+        for snapshot in args.snapshots:
+            folder = Path(snapshot).resolve()
+            environment = dict(os.environ, PYTHONPATH=str(folder), NUMBA_CACHE_DIR=f"/tmp/nbcache-{folder.name}",
+                               GPUGRAPH_CACHE_DIR=f"/tmp/ggcache-{folder.name}")
+            command = [sys.executable, str(Path(__file__).resolve()), snapshot, "--worker",
+                       "--datasets", str(Path(args.datasets).resolve()), "--graphs", ",".join(args.graphs),
+                       "--algorithms", ",".join(args.algorithms), "--schedules", ",".join(args.schedules),
+                       "--repeat", str(args.repeat), "--device", args.device]
+            start = time.perf_counter()
+            done = subprocess.run(command, env=environment, cwd=folder, capture_output=True, text=True)
+            lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+            print(f"=== {snapshot}, round {round_number + 1}: {len(lines)} runs, rc {done.returncode}, "
+                  f"{time.perf_counter() - start:.1f} s", flush=True)
+            if done.returncode:
+                print(done.stderr[-3000:], flush=True)
+            rows += [dict(json.loads(line), snapshot=snapshot, round=round_number + 1) for line in lines]
+    print("| graph | algorithm | schedule | " + " | ".join(f"{s} ms (rounds)" for s in args.snapshots) + " |")
+    print("|---|---|---|" + "---:|" * len(args.snapshots))
+    for name in args.graphs:
+        for algorithm in args.algorithms:
+            for schedule in args.schedules:
+                cells = []
+                for snapshot in args.snapshots:
+                    mine = [row for row in rows if (row["graph"], row["algorithm"], row["schedule"], row["snapshot"])
+                            == (name, algorithm, schedule, snapshot)]
+                    cells.append(f"{statistics.median(r['seconds'] for r in mine) * 1e3:.2f} "
+                                 f"({statistics.median(r['rounds'] for r in mine):g})" if mine else "-")
+                print(f"| {name.split('.')[0]} | {algorithm} | {schedule} | " + " | ".join(cells) + " |")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "path_ab.json").write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
