@@ -142,13 +142,19 @@ def _rank_records(out: str, tag: str, processes: int) -> list:
 
 class _Stamps:
     """Host clock readings (``time.perf_counter``, shared by the processes of a host) at a
-    search's start, after its batches were launched, after its counters were read and at its
-    end, per measured search (enable / disable around each, like cProfile)."""
+    search's start, when its timer has started (before the root is set), after the root was set,
+    after its batches were launched, after its counters were read, after their levels were
+    recorded and at its end, per measured search (enable / disable around each, like cProfile)."""
+
+    #: The readings in the order a search takes them (``start`` and ``end``: enable, disable).
+    MARKS = ("start", "rooting", "rooted", "launched", "counted", "recorded", "end")
 
     def __init__(self, searcher_class):
         self.searches = []
         self._on = False
-        for name, mark in (("_batch", "launched"), ("_read_counts", "counted")):
+        _wrap_method(searcher_class, "_set_root", before=lambda searcher, *args: self._stamp("rooting"),
+                     after=lambda searcher, *args: self._stamp("rooted"))
+        for name, mark in (("_batch", "launched"), ("_read_counts", "counted"), ("_record", "recorded")):
             _wrap_method(searcher_class, name, after=lambda searcher, *args, mark=mark, **kwargs: self._stamp(mark))
 
     def _stamp(self, mark: str) -> None:
@@ -263,20 +269,21 @@ def _clock_table(out: str, tag: str, processes: int, delays: tuple) -> str:
 
 def _stamp_table(out: str, tag: str, processes: int) -> str:
     """Per search, from every rank's stamps (``$OUT/diag-<tag>-rank<r>.txt``): the start skew,
-    each phase's longest rank, the span from the first start to the last end, and the longest
-    rank's own time (what the harness reports); us, then the medians."""
+    each phase between two of :attr:`_Stamps.MARKS` (its longest rank; the first reading of a
+    mark), the span from the first start to the last end, and the longest rank's own time; us,
+    then the medians."""
     ranks = _rank_records(out, tag, processes)
-    rows, lines = [], ["search: start skew, launched (longest rank), counted, ended after counted, span first "
-                       "start -> last end, longest own time (us)"]
+    marks = _Stamps.MARKS
+    phases = [f"{first}->{last}" for first, last in zip(marks, marks[1:])]
+    rows, lines = [], ["search: start skew, " + ", ".join(phases) + " (longest rank), span first start -> last end, "
+                       "longest own time (us)"]
     for index in range(min(len(searches) for searches in ranks)):
         stamps = [searches[index] for searches in ranks]
         first = min(stamp["start"] for stamp in stamps)
-        row = [max(stamp["start"] for stamp in stamps) - first,
-               max(stamp.get("launched", stamp["start"]) - stamp["start"] for stamp in stamps),
-               max(stamp["counted"] - stamp["start"] for stamp in stamps),
-               max(stamp["end"] - stamp["counted"] for stamp in stamps),
-               max(stamp["end"] for stamp in stamps) - first,
-               max(stamp["end"] - stamp["start"] for stamp in stamps)]
+        row = [max(stamp["start"] for stamp in stamps) - first]
+        row += [max(stamp.get(last, stamp["end"]) - stamp.get(earlier, stamp["start"]) for stamp in stamps)
+                for earlier, last in zip(marks, marks[1:])]
+        row += [max(stamp["end"] for stamp in stamps) - first, max(stamp["end"] - stamp["start"] for stamp in stamps)]
         rows.append(row)
         lines.append(f"  {index:3d}: " + " ".join(f"{value * 1e6:8.1f}" for value in row))
     medians = [_median(column) for column in zip(*rows)]
@@ -348,6 +355,7 @@ def main() -> int:
     from gpugraph.distributed.runner import launch
 
     options = {name: True for name in args.options.split(",") if name}
+    Path(args.out).mkdir(parents=True, exist_ok=True)
     for variant in args.variants.split(","):
         if variant not in ("default", "lazy", "kernels", "stamps", "clocks"):
             parser.error(f"unknown variant {variant!r}: use default, lazy, kernels, stamps or clocks")
