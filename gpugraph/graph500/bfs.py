@@ -856,8 +856,7 @@ class Searcher:
         ended = np.flatnonzero(history[0::kernel_cells.HISTORY_CELLS] + history[1::kernel_cells.HISTORY_CELLS] == 0)
         return int(ended[0]) if ended.size else batch
 
-    @staticmethod
-    def _record(counts: np.ndarray, levels: int, stats: dict) -> None:
+    def _record(self, counts: np.ndarray, levels: int, stats: dict) -> None:
         """The frontiers and directions of a batch's first ``levels`` levels from the history rows
         in ``counts`` into ``stats``."""
         for row in range(levels):
