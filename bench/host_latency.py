@@ -22,12 +22,16 @@ REPEAT = 200
 IDLE_MS = (0.0, 0.1, 1.0, 10.0)
 
 
-def timed(call, idle_ms: float) -> float:
-    """Median microseconds of ``call`` after ``idle_ms`` of idle GPU."""
+def timed(call, idle_ms: float, spin: bool) -> float:
+    """Median microseconds of ``call`` after ``idle_ms`` of idle GPU (the host spinning or asleep)."""
     times = []
     for _ in range(REPEAT if idle_ms < 10 else REPEAT // 4):
         cupy.cuda.Device().synchronize()
-        if idle_ms:
+        if spin:
+            until = time.perf_counter() + idle_ms / 1e3
+            while time.perf_counter() < until:
+                pass
+        elif idle_ms:
             time.sleep(idle_ms / 1e3)
         began = time.perf_counter()
         call()
@@ -56,12 +60,14 @@ def main() -> int:
         "counts get (pinned, 4 KiB)": lambda: counts.get(out=pinned_counts),
         "np.int64 x3 into pinned": lambda: host_root.__setitem__(slice(None), (1, 2, 3)),
     }
-    print("| call | " + " | ".join(f"after {idle:g} ms idle (us)" for idle in IDLE_MS) + " |")
-    print("|---|" + "---:|" * len(IDLE_MS))
+    print("| call | host | " + " | ".join(f"after {idle:g} ms idle (us)" for idle in IDLE_MS) + " |")
+    print("|---|---|" + "---:|" * len(IDLE_MS))
     for name, call in calls.items():
         for _ in range(20):
             call()
-        print(f"| {name} | " + " | ".join(f"{timed(call, idle):.1f}" for idle in IDLE_MS) + " |", flush=True)
+        for spin in (False, True):
+            print(f"| {name} | {'spinning' if spin else 'asleep'} | "
+                  + " | ".join(f"{timed(call, idle, spin):.1f}" for idle in IDLE_MS) + " |", flush=True)
     return 0
 
 
