@@ -469,10 +469,12 @@ class Searcher:
         # search, on the device; else the host reads the global frontier before each level.
         planned_on_device = self.group.size == 1 or self.peer is not None
         batch = self.levels_ahead if planned_on_device and not self.options.profile else 1
+        root_cells = self._root_cells(int(root))
+        histories = []  # each batch's counters, recorded into stats once the clock has stopped
         with self.backend.activate():
             self.backend.synchronize()
             started = time.perf_counter()
-            self._set_root(int(root))
+            self._set_root(root_cells)
             if batch == 1:  # else the first batch resets (inside its CUDA graph)
                 self._reset()
             level, counts = 0, None
@@ -493,7 +495,8 @@ class Searcher:
                 else:
                     self._level(level, 0, numbers, stats)
                 counts = self._timed(stats, "counters", read, level + batch)  # also the next level's numbers
-                levels = self._record(counts, batch, stats)
+                levels = self._levels_found(counts, batch)
+                histories.append((counts.copy(), levels))
                 level += levels
                 if levels < batch:
                     del stats["level_seconds"][level:]  # profiling: the level that found no frontier
@@ -506,6 +509,8 @@ class Searcher:
                 self.group.allreduce_array(self.candidate, "max")
             self.backend.synchronize()
         stats["seconds"] = time.perf_counter() - started
+        for counts, levels in histories:
+            self._record(counts, levels, stats)
         stats["levels"] = level
         if self.peer is not None and self.peer.on_device and int(self.peer.own["arrivals"][2]):
             raise DistributedError(f"process {self.group.rank} waited at a barrier for longer than "
@@ -841,33 +846,46 @@ class Searcher:
         else:
             self._cpu(getattr(self.kernels, name), *arguments)
 
-    def _record(self, counts: np.ndarray, batch: int, stats: dict) -> int:
-        """The frontiers and directions of a batch's levels from the history rows in ``counts``
-        (read after the batch) into ``stats``; returns how many of them had a frontier (alone or
-        with peer memory: the search ended at the first that had none; else the host checked)."""
-        for row in range(batch):
+    def _levels_found(self, counts: np.ndarray, batch: int) -> int:
+        """How many of a batch's levels had a frontier, from the history rows in ``counts`` (read
+        after the batch): alone or with peer memory the search ended at the first that had none;
+        else the host checked before each level."""
+        if not (self.group.size == 1 or self.peer is not None):
+            return batch
+        for row in range(batch):  # (scalar reads: fewer host microseconds than array operations here)
+            first = kernel_cells.HISTORY + row * kernel_cells.HISTORY_CELLS
+            if counts[first] + counts[first + 1] == 0:
+                return row
+        return batch
+
+    def _record(self, counts: np.ndarray, levels: int, stats: dict) -> None:
+        """The frontiers and directions of a batch's first ``levels`` levels from the history rows
+        in ``counts`` into ``stats``."""
+        for row in range(levels):
             q_normal, q_delegate, backward = (int(value) for value in counts[kernel_cells.HISTORY:][
                 row * kernel_cells.HISTORY_CELLS:][:kernel_cells.HISTORY_CELLS])
-            if (self.group.size == 1 or self.peer is not None) and q_normal + q_delegate == 0:
-                return row
             stats["directions"].append({kind: "backward" if backward >> bit & 1 else "forward"
                                         for bit, kind in enumerate(DIRECTED_KINDS)})
             stats["frontiers"].append((q_normal, q_delegate))
-        return batch
 
-    def _set_root(self, root: int):
-        """The search's root into ``root_cells`` on the device (``_kernels_cpu.ROOT_CELLS``): its
+    def _root_cells(self, root: int) -> tuple:
+        """What ``root_cells`` holds for a search from ``root`` (``_kernels_cpu.ROOT_CELLS``): its
         local index if it is a normal of this process, its delegate number if it is a delegate,
-        its global id. The only thing a search changes before its launches, so :meth:`_reset` can
-        be part of the first batch's CUDA graph."""
-        graph = self.graph
+        its global id (looked up on the host before the search's clock starts, as the root's
+        relabeling is)."""
         root_local = root_delegate = -1
         position = int(np.searchsorted(self._sorted_delegates, root))
         if position < self._sorted_delegates.size and self._sorted_delegates[position] == root:
             root_delegate = int(self._delegates_by_id[position])
-        elif int(graph.layout.owner(np.int64(root))) == self.group.rank:
-            root_local = root // graph.layout.processes
-        self._host_root[:] = (root_local, root_delegate, root)
+        elif int(self.graph.layout.owner(np.int64(root))) == self.group.rank:
+            root_local = root // self.graph.layout.processes
+        return root_local, root_delegate, root
+
+    def _set_root(self, cells: tuple):
+        """``cells`` (:meth:`_root_cells`) into ``root_cells`` on the device: the only thing a
+        search changes before its launches, so :meth:`_reset` can be part of the first batch's
+        CUDA graph."""
+        self._host_root[:] = cells
         if self._on_gpu:  # from pinned memory, ordered before the launches that follow
             self.root_cells.set(self._host_root)
         else:
