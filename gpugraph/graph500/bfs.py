@@ -420,10 +420,19 @@ class Searcher:
             self._share_peer_memory()
         self.nn_bits = self._bitmap_positions()
         if self._on_gpu:
+            import cupy
             import cupyx
 
             self._pinned_counts = cupyx.empty_pinned(self.counts.shape, dtype=self.counts.dtype)
+            # The root's cells in pinned host memory, which the start kernel reads over the bus
+            # (unified addressing maps pinned memory at its host address): setting a search's
+            # root is three host stores, not a copy the search waits for (a copy is ~40 us of
+            # host time after the idle spell between a benchmark's searches, bench/host_latency.py).
             self._host_root = cupyx.empty_pinned(kernel_cells.ROOT_CELLS, dtype=np.int64)
+            self._host_root[:] = -1
+            memory = cupy.cuda.UnownedMemory(self._host_root.ctypes.data, self._host_root.nbytes, self._host_root,
+                                             backend.device_id)
+            self.root_cells = cupy.ndarray(self._host_root.shape, np.int64, cupy.cuda.MemoryPointer(memory, 0))
 
     # --- one search ------------------------------------------------------------------------------
     def search(self, root: int) -> dict:
@@ -882,13 +891,12 @@ class Searcher:
         return root_local, root_delegate, root
 
     def _set_root(self, cells: tuple):
-        """``cells`` (:meth:`_root_cells`) into ``root_cells`` on the device: the only thing a
-        search changes before its launches, so :meth:`_reset` can be part of the first batch's
-        CUDA graph."""
+        """``cells`` (:meth:`_root_cells`) into ``root_cells``: the only thing a search changes
+        before its launches, so :meth:`_reset` can be part of the first batch's CUDA graph. On a
+        GPU ``root_cells`` is the pinned host memory itself (the device is idle: the last search
+        was waited for)."""
         self._host_root[:] = cells
-        if self._on_gpu:  # from pinned memory, ordered before the launches that follow
-            self.root_cells.set(self._host_root)
-        else:
+        if not self._on_gpu:
             self.root_cells[:] = self._host_root
 
     def _reset(self):
