@@ -372,7 +372,7 @@ class Searcher:
             if (self.options.nn_backward or self._peer_wanted) and group.size > 1:
                 self._bitmap_share = -(-subgraphs.layout.local_count(0, subgraphs.num_vertices) // 8)
             self.frontier_share = xp.zeros(self._bitmap_share, dtype=np.uint8)
-            self.root_cells = xp.full(kernel_cells.ROOT_CELLS, -1, dtype=np.int64)
+            self.root_cells, self._host_root = self._root_memory()
             self._host_factors = np.asarray(
                 [factor for kind in DIRECTED_KINDS for factor in self.direction_factors[kind]], dtype=np.float64)
             self.factors = xp.asarray(self._host_factors)
@@ -413,26 +413,15 @@ class Searcher:
         self._side_join = None  # the event the main launches wait for next (the side stream's last work)
         self._launch_stream = 0  # where BoundLaunch launches go (the capturing stream during a capture)
         self._pinned_counts = None
-        self._host_root = np.empty(kernel_cells.ROOT_CELLS, dtype=np.int64)
         self._pass_blocks = {}  # kernel key -> blocks of the pass over the normals (one wave)
         self.peer = None
         if self._peer_wanted:
             self._share_peer_memory()
         self.nn_bits = self._bitmap_positions()
         if self._on_gpu:
-            import cupy
             import cupyx
 
             self._pinned_counts = cupyx.empty_pinned(self.counts.shape, dtype=self.counts.dtype)
-            # The root's cells in pinned host memory, which the start kernel reads over the bus
-            # (unified addressing maps pinned memory at its host address): setting a search's
-            # root is three host stores, not a copy the search waits for (a copy is ~40 us of
-            # host time after the idle spell between a benchmark's searches, bench/host_latency.py).
-            self._host_root = cupyx.empty_pinned(kernel_cells.ROOT_CELLS, dtype=np.int64)
-            self._host_root[:] = -1
-            memory = cupy.cuda.UnownedMemory(self._host_root.ctypes.data, self._host_root.nbytes, self._host_root,
-                                             backend.device_id)
-            self.root_cells = cupy.ndarray(self._host_root.shape, np.int64, cupy.cuda.MemoryPointer(memory, 0))
 
     # --- one search ------------------------------------------------------------------------------
     def search(self, root: int) -> dict:
@@ -478,12 +467,12 @@ class Searcher:
         # search, on the device; else the host reads the global frontier before each level.
         planned_on_device = self.group.size == 1 or self.peer is not None
         batch = self.levels_ahead if planned_on_device and not self.options.profile else 1
-        root_cells = self._root_cells(int(root))
+        cells = self._root_cells(int(root))
         histories = []  # each batch's counters, recorded into stats once the clock has stopped
         with self.backend.activate():
             self.backend.synchronize()
             started = time.perf_counter()
-            self._set_root(root_cells)
+            self._set_root(cells)
             if batch == 1:  # else the first batch resets (inside its CUDA graph)
                 self._reset()
             level, counts = 0, None
@@ -877,6 +866,24 @@ class Searcher:
                                         for bit, kind in enumerate(DIRECTED_KINDS)})
             stats["frontiers"].append((q_normal, q_delegate))
 
+    def _root_memory(self) -> tuple:
+        """``(root_cells, host_root)``: the cells the start kernel reads a search's root from
+        (``_kernels_cpu.ROOT_CELLS``) and the host array :meth:`_set_root` writes it into, one
+        memory: on the CPU and the simulator a NumPy array, on a GPU pinned host cells that the
+        kernel reads over the bus (unified addressing maps pinned memory at its host address), so
+        setting a root is three host stores, not a copy inside the search's clock (~40 us of host
+        time after the idle spell between a benchmark's searches, ``bench/host_latency.py``)."""
+        if not self._on_gpu:
+            cells = np.full(kernel_cells.ROOT_CELLS, -1, dtype=np.int64)
+            return cells, cells
+        import cupy
+        import cupyx
+
+        host = cupyx.empty_pinned(kernel_cells.ROOT_CELLS, dtype=np.int64)
+        host[:] = -1
+        memory = cupy.cuda.UnownedMemory(host.ctypes.data, host.nbytes, host, self.backend.device_id)
+        return cupy.ndarray(host.shape, np.int64, cupy.cuda.MemoryPointer(memory, 0)), host
+
     def _root_cells(self, root: int) -> tuple:
         """What ``root_cells`` holds for a search from ``root`` (``_kernels_cpu.ROOT_CELLS``): its
         local index if it is a normal of this process, its delegate number if it is a delegate,
@@ -891,13 +898,10 @@ class Searcher:
         return root_local, root_delegate, root
 
     def _set_root(self, cells: tuple):
-        """``cells`` (:meth:`_root_cells`) into ``root_cells``: the only thing a search changes
-        before its launches, so :meth:`_reset` can be part of the first batch's CUDA graph. On a
-        GPU ``root_cells`` is the pinned host memory itself (the device is idle: the last search
-        was waited for)."""
+        """``cells`` (:meth:`_root_cells`) into ``root_cells`` (:meth:`_root_memory`; no device
+        reads it now: the last search was waited for): the only thing a search changes before
+        its launches, so :meth:`_reset` can be part of the first batch's CUDA graph."""
         self._host_root[:] = cells
-        if not self._on_gpu:
-            self.root_cells[:] = self._host_root
 
     def _reset(self):
         """Every vertex unvisited, the root (``root_cells``) at depth 0 and the counters of level 0."""

@@ -252,7 +252,8 @@ def test_proxies_are_the_hottest_vertices_and_the_cpu_ignores_them():
 
 def test_cuda_path_rounds_compile_to_ptx(ptx_of):
     """The three CUDA path round kernels compile for sm_90; only the one with proxies uses shared
-    float atomics (the proxies' sums)."""
+    float atomics (the proxies' sums) or takes ``arc_proxy`` (the plain rounds are compiled
+    without the proxies' branches)."""
     from gpugraph.engines.path import _rounds_cuda as kernels
 
     chunks, positions, n = 4, 12, 8
@@ -260,11 +261,12 @@ def test_cuda_path_rounds_compile_to_ptx(ptx_of):
     vertices, floats = np.zeros(positions, dtype=np.int64), np.zeros(n)
     tail = (chunk_offsets, offsets, vertices, np.ones(positions), np.zeros(positions), floats,
             np.zeros(n, dtype=np.int64), np.float64(0.0), np.zeros(n, dtype=np.uint8), np.int64(4),
-            np.zeros(2, dtype=np.int64), np.full(positions, -1, dtype=np.int16))
+            np.zeros(2, dtype=np.int64))
+    arc_proxy = np.full(positions, -1, dtype=np.int16)
     listed, active, hot = np.arange(chunks, dtype=np.int64), np.ones(chunks, dtype=np.int64), np.zeros(2, np.int64)
     for kernel, arguments, proxies in ((kernels.path_round, (listed, *tail), False),
                                        (kernels.path_round_active, (active, *tail), False),
-                                       (kernels.path_round_proxies, (True, listed, *tail, hot), True)):
+                                       (kernels.path_round_proxies, (True, listed, *tail, arc_proxy, hot), True)):
         ptx = ptx_of(kernel, (np.int64(1), *arguments))
         assert ("atom.shared.add.f64" in ptx) == proxies, kernel
 
