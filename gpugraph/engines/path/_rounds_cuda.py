@@ -215,6 +215,8 @@ def _walkers(proxies: bool):
     return walk_listed, walk_active
 
 
+# Without proxies the walks read neither ``arc_proxy`` nor ``proxy``: the plain rounds pass any
+# arrays of the right kinds (``chunk_offsets`` and ``x``).
 _walk_listed, _walk_active = _walkers(False)
 _walk_listed_proxies, _walk_active_proxies = _walkers(True)
 
