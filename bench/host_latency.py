@@ -2,8 +2,10 @@
 
 A one-GPU Graph500 search spends ~0.2 ms of its ~1.15 ms on the host (docs/graph500.md): the
 root's copy to the device, the CUDA graph's launch, the counters' read. This times each of those
-calls alone, back to back and after the host slept 0.1 / 1 / 10 ms with the GPU idle, so that a
-cost of waking the GPU (or the driver) can be told from the call's own.
+calls alone, back to back and after 0.1 / 1 / 10 ms of idle GPU with the host thread either
+asleep (``time.sleep``) or spinning, so that the cost of waking the host's core can be told from
+that of waking the GPU (or the driver) and from the call's own. Measured: docs/graph500.md,
+"Twelfth session".
 
     python3 bench/host_latency.py            # on the device machine; prints a table (us)
     python3 bench/host_latency.py --schedule spin   # the primary context set to spin-wait first
@@ -25,8 +27,7 @@ import numpy as np
 
 REPEAT = 200
 IDLE_MS = (0.0, 0.1, 1.0, 10.0)
-
-
+#: cuCtxGetFlags / cuDevicePrimaryCtxSetFlags scheduling values.
 SCHEDULES = {"auto": 0, "spin": 1, "yield": 2, "blocking": 4}
 
 
@@ -37,7 +38,7 @@ def context_flags(driver) -> int:
     return flags.value
 
 
-def after_wait(cupy, stream, busy, counts) -> tuple:
+def after_wait(stream, busy, counts) -> tuple:
     """Microseconds of a few host steps (numpy scalar reads, a small dict) right after a ~1 ms
     kernel's wait, and of the same steps at once again: (cold, hot) medians."""
     def steps():
@@ -109,7 +110,7 @@ def main() -> int:
         ' asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));'
         ' do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); } while (now - start < ns); }', "busy")
     print(f"context flags: {context_flags(driver)}")
-    cold, hot = after_wait(cupy, stream, busy, cupyx.empty_pinned(64, dtype=np.int64))
+    cold, hot = after_wait(stream, busy, cupyx.empty_pinned(64, dtype=np.int64))
     print(f"host steps right after a 1 ms wait: {cold:.1f} us; again at once: {hot:.1f} us")
     calls = {
         "root set (pinned, 24 B)": lambda: root_cells.set(host_root),
