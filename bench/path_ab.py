@@ -24,22 +24,16 @@ import time
 from pathlib import Path
 
 GRAPHS = ("cnr-2000.txt.gz", "soc-Slashdot0902.txt.gz")
-#: k of the k-core runs (as in bench/path_engine.py).
-KCORE_K = 10
 
 
 def worker(args) -> None:
-    """Run in one snapshot (its ``gpugraph`` first on the path): one JSON line per run."""
-    import numpy as np
-
+    """Run in one snapshot (the working directory; its ``gpugraph`` first on the path): one JSON
+    line per run, each algorithm with the parameters of the snapshot's own
+    ``bench/path_engine.py`` table."""
+    sys.path.insert(0, str(Path.cwd() / "bench"))
     import gpugraph as gg
-    from gpugraph.backend import to_numpy
     from gpugraph.engines.path import solve
-
-    def parameters(graph, algorithm):
-        if algorithm == "sssp":
-            return {"source": int(np.argmax(to_numpy(graph.out_degree())))}
-        return {"k": KCORE_K} if algorithm == "kcore" else {}
+    from path_engine import parameters
 
     warm = gg.rmat(8, device=args.device)
     for algorithm in args.algorithms:
