@@ -10,11 +10,17 @@ Device: run(command="cd .snap && python3 path_ab.py A B --datasets data --algori
 
 Prints, per graph, algorithm and schedule, each snapshot's median time over its runs (all
 rounds, the first run of each process left out) and rounds; ``--out`` gets the rows as JSON.
+
+``--layouts 1,8`` times building the layout instead (PageRank's graph, in that many pieces;
+two warm builds first): the median total and each step's median, the paths in place of the
+rounds, and a digest of the layout's arrays, the same in every snapshot if the layouts are.
+Set ``NUMBA_NUM_THREADS`` for the cores the layout may use.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
@@ -35,6 +41,9 @@ def worker(args) -> None:
     from gpugraph.engines.path import solve
     from path_engine import parameters
 
+    if args.layouts:
+        layouts(args)
+        return
     warm = gg.rmat(8, device=args.device)
     for algorithm in args.algorithms:
         for schedule in args.schedules:
@@ -51,6 +60,47 @@ def worker(args) -> None:
                               flush=True)
 
 
+def layouts(args) -> None:
+    """The worker's ``--layouts`` mode: one JSON line per timed build."""
+    import numpy as np
+
+    import gpugraph as gg
+    from gpugraph.engines.path.layout import build_layout
+    from gpugraph.engines.path.programs import make_program
+
+    for name in args.graphs:
+        program = make_program(gg.load(Path(args.datasets) / name, device="cpu"), "pagerank")
+        for pieces in args.layouts:
+            for run in range(args.repeat + 2):
+                layout = build_layout(program.indptr, program.indices, pieces=pieces)
+                if run >= 2:
+                    digest = hashlib.sha256()
+                    for array in (layout.vertices, layout.arcs, layout.offsets, layout.chunk_offsets,
+                                  layout.source_chunks, layout.chunk_layer):
+                        digest.update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
+                    print(json.dumps({"graph": name, "algorithm": "layout", "schedule": f"pieces {pieces}",
+                                      "seconds": layout.seconds, "rounds": layout.num_paths,
+                                      "stages": layout.stage_seconds, "digest": digest.hexdigest()[:12]}),
+                          flush=True)
+
+
+def stage_table(rows: list[dict], args) -> None:
+    """Each layout step's median time (ms) per graph, pieces and snapshot, and the digests."""
+    steps = list(dict.fromkeys(step for row in rows for step in row["stages"]))
+    print("| graph | pieces | snapshot | digest | " + " | ".join(steps) + " |")
+    print("|---|---:|---|---|" + "---:|" * len(steps))
+    for name in args.graphs:
+        for pieces in args.layouts:
+            for snapshot in args.snapshots:
+                mine = [row for row in rows if (row["graph"], row["schedule"], row["snapshot"])
+                        == (name, f"pieces {pieces}", snapshot)]
+                if mine:
+                    cells = [f"{statistics.median(row['stages'].get(step, 0) for row in mine) * 1e3:.1f}"
+                             for step in steps]
+                    digests = ",".join(sorted({row["digest"] for row in mine}))
+                    print(f"| {name.split('.')[0]} | {pieces} | {snapshot} | {digests} | " + " | ".join(cells) + " |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("snapshots", nargs="+", help="folders holding a copy of the repository")
@@ -62,8 +112,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", ".")))
+    parser.add_argument("--layouts", default="", help="pieces to time the layout's building in, comma-separated")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.layouts = [int(count) for count in args.layouts.split(",") if count]
+    if args.layouts:
+        args.algorithms, args.schedules = "layout", ",".join(f"pieces {count}" for count in args.layouts)
     args.graphs, args.algorithms, args.schedules = (
         [item for item in text.split(",") if item] for text in (args.graphs, args.algorithms, args.schedules))
     if args.worker:
@@ -78,7 +132,8 @@ def main() -> int:
             command = [sys.executable, str(Path(__file__).resolve()), snapshot, "--worker",
                        "--datasets", str(Path(args.datasets).resolve()), "--graphs", ",".join(args.graphs),
                        "--algorithms", ",".join(args.algorithms), "--schedules", ",".join(args.schedules),
-                       "--repeat", str(args.repeat), "--device", args.device]
+                       "--repeat", str(args.repeat), "--device", args.device,
+                       "--layouts", ",".join(map(str, args.layouts))]
             start = time.perf_counter()
             done = subprocess.run(command, env=environment, cwd=folder, capture_output=True, text=True)
             lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -99,6 +154,8 @@ def main() -> int:
                     cells.append(f"{statistics.median(r['seconds'] for r in mine) * 1e3:.2f} "
                                  f"({statistics.median(r['rounds'] for r in mine):g})" if mine else "-")
                 print(f"| {name.split('.')[0]} | {algorithm} | {schedule} | " + " | ".join(cells) + " |")
+    if args.layouts:
+        stage_table(rows, args)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "path_ab.json").write_text(json.dumps(rows, indent=1))
     return 0
