@@ -260,10 +260,12 @@ PATH_ORDER_BLOCK_CHAINS = 1 << 14
 #: traverses in parallel, one thread each (DiGraph §3.2.1); paths end at the ranges' borders and are
 #: linked across them afterwards. A fixed number, not the core count, so that a graph gets the same
 #: paths, and the engine the same rounds, on every machine; 1 is the sequential Algorithm 1.
-#: 1: on the 2-core development machine (2026-11-25) 2-32 pieces built cnr-2000's and Slashdot's
-#: layouts no faster (the parallel traversal saves what gathering the pieces costs) and cost
-#: PageRank 0-2% more vertex updates; bench/path_engine.py section 5 measures it on a larger host.
-PATH_PIECES = 1
+#: 8: on the 16-core H100 host (2026-11-26, `bench/path_ab.py --layouts`) cnr-2000's layout took
+#: 81-99 ms in 8 pieces against 116-140 in one, Slashdot's 54-66 against 51-78; on the 2-core
+#: development machine the two are equal within the noise. PageRank's vertex updates on the GPU
+#: moved -1% (cnr-2000) and +5% (Slashdot), its time within the run-to-run spread
+#: (docs/path-engine.md, "Parallel partitioning over pieces").
+PATH_PIECES = 8
 #: Proxy vertices in shared memory (DiGraph §3.2.2, CUDA path rounds): the walks of a thread
 #: block deliver to the ``proxies`` vertices with the most path arcs into them through the
 #: block's shared memory, and the block applies each proxy to its vertex once, at its end: one
