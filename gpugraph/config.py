@@ -245,12 +245,8 @@ PATH_PRIORITY_MIN_CHUNKS = 1 << 18
 PATH_CHUNK_SWEEPS = 4
 #: Building the layout sorts every vertex's out-arcs (by head out-degree) and every vertex's
 #: sending chunks: rows of at most this many arcs by insertion sort (no allocation, and cheap
-#: for the short rows that are most rows), longer ones by NumPy's sort.
+#: for the short rows that are most rows), longer ones by merge sort.
 PATH_INSERTION_SORT_MAX_ARCS = 64
-#: The sort of every vertex's out-arcs runs in parallel over this many blocks of rows with about
-#: equal arcs (a web crawl's long rows come in runs, so blocks of equal row counts would leave
-#: some threads the most work; many blocks, so threads that finish early take more).
-PATH_VISITING_ORDER_BLOCKS = 1024
 #: Building the layout sorts the chains of paths by layer in parallel over blocks of this many
 #: consecutive chains (a counting sort per block; the order does not depend on it): large enough
 #: that a block's per-layer counts are few next to its chains, small enough for 8 blocks a core
@@ -260,11 +256,11 @@ PATH_ORDER_BLOCK_CHAINS = 1 << 14
 #: traverses in parallel, one thread each (DiGraph §3.2.1); paths end at the ranges' borders and are
 #: linked across them afterwards. A fixed number, not the core count, so that a graph gets the same
 #: paths, and the engine the same rounds, on every machine; 1 is the sequential Algorithm 1.
-#: 8: on the 16-core H100 host (2026-11-26, `bench/path_ab.py --layouts`) cnr-2000's layout took
-#: 81-99 ms in 8 pieces against 116-140 in one, Slashdot's 54-66 against 51-78; on the 2-core
-#: development machine the two are equal within the noise. PageRank's vertex updates on the GPU
-#: moved -1% (cnr-2000) and +5% (Slashdot), its time within the run-to-run spread
-#: (docs/path-engine.md, "Parallel partitioning over pieces").
+#: 8: on the 16-core H100 host (2026-11-26, `bench/path_ab.py --layouts 1,8`, medians of 24 warm
+#: builds) cnr-2000's layout took 76 ms in 8 pieces against 108 in one, Slashdot's 48 against 51;
+#: on the 2-core development machine the two are equal within the noise. PageRank on the GPU:
+#: vertex updates -1% on cnr-2000 (time 23.3 ms against 23.6), +6% on Slashdot (18.4-19.3 ms
+#: against 17.8) (docs/path-engine.md, "Layout in 8 pieces by default").
 PATH_PIECES = 8
 #: Proxy vertices in shared memory (DiGraph §3.2.2, CUDA path rounds): the walks of a thread
 #: block deliver to the ``proxies`` vertices with the most path arcs into them through the
