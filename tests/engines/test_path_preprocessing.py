@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 import gpugraph as gg
+from gpugraph import config
 from gpugraph.engines.path import _partition_cpu as kernels
 from gpugraph.engines.path.dependency import graph_components, path_dependencies
 from gpugraph.engines.path.layout import build_layout
@@ -147,13 +148,13 @@ def reference_layers(paths, num_vertices):
     return scc, layer[scc], int(np.count_nonzero(sizes)), int(sizes.max(initial=0))
 
 
-@pytest.mark.parametrize("insertion_max", [0, 2, 64])
+@pytest.mark.parametrize("insertion_max, blocks", [(0, 1), (2, 3), (64, 1024)])
 @pytest.mark.parametrize("n, m, seed", GRAPHS)
-def test_visiting_order_is_a_stable_sort_by_head_out_degree(n, m, seed, insertion_max):
+def test_visiting_order_is_a_stable_sort_by_head_out_degree(n, m, seed, insertion_max, blocks):
     indptr, indices = random_csr(n, m, seed)
     out_degree = np.diff(indptr)
     order, slots = np.empty(indices.size, dtype=np.int32), np.empty(indices.size, dtype=np.int32)
-    kernels.visiting_order(indptr, indices, insertion_max, order, slots)
+    kernels.visiting_order(indptr, indices, insertion_max, blocks, order, slots)
     rows = np.repeat(np.arange(n), out_degree)
     assert np.array_equal(order, np.lexsort((-out_degree[indices], rows)))
     assert np.array_equal(slots[order], np.arange(indices.size))
@@ -235,11 +236,16 @@ def test_graph_components_equal_scipy_and_path_dependencies_take_them(n, m, seed
     assert np.array_equal(given.layer, found.layer) and np.array_equal(given.scc, found.scc)
 
 
+@pytest.mark.parametrize("own_core", [False, True])
 @pytest.mark.parametrize("n, m, seed", GRAPHS[-3:])
-def test_layout_is_the_same_with_the_components_beside_the_partitioning_or_after(n, m, seed):
+def test_layout_is_the_same_with_the_components_beside_the_partitioning_or_after(n, m, seed, own_core,
+                                                                                 monkeypatch):
     indptr, indices = random_csr(n, m, seed)
-    beside = build_layout(indptr, indices)
     threads = numba.get_num_threads()
+    if own_core:  # Tarjan's thread given a core of its own, the partitioning one thread fewer
+        monkeypatch.setattr(config, "PATH_SCC_OWN_CORE_THREADS", 2)
+    beside = build_layout(indptr, indices)
+    assert numba.get_num_threads() == threads
     numba.set_num_threads(1)
     try:
         after = build_layout(indptr, indices)

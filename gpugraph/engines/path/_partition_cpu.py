@@ -34,19 +34,28 @@ INNER = np.int8(8)
 EXPANDED = np.int8(16)
 #: Bit of the per-arc ``single`` byte of :func:`component_arcs`: the arc joins two components.
 BETWEEN = np.int8(2)
+#: :func:`visiting_order`'s keys: out-degrees are below this (2^30), a row's places below 2^32.
+DEGREE_CEILING = np.int64(1 << 30)
+ROW_PLACE_MASK = np.int64(0xFFFFFFFF)
 
 
 @njit(parallel=True, cache=True)
-def visiting_order(indptr, indices, insertion_max, order, slots):
+def visiting_order(indptr, indices, insertion_max, blocks, order, slots):
     """Each row's arcs in Algorithm 1's visiting order: highest out-degree head first, ties in
-    CSR order (a stable sort of every row, rows in parallel).
+    CSR order (a stable sort of every row; blocks of rows with about equal arcs in parallel).
+
+    Each arc of a row is sorted as one 64-bit key, the head's out-degree (complemented) above
+    the arc's place in the row, in a buffer of the block's own: the keys are distinct, so any
+    sort is stable, and the comparisons read the buffer instead of looking heads up again.
 
     Parameters
     ----------
     indptr, indices:
         The graph's CSR arrays.
     insertion_max:
-        Rows of at most this many arcs are sorted by insertion, longer ones by merge sort.
+        Rows of at most this many arcs are sorted by insertion, longer ones by NumPy's sort.
+    blocks:
+        Blocks of rows sorted in parallel (fewer if the graph has fewer vertices).
     order:
         Filled: per CSR slot ``i`` of vertex ``u``'s row, the arc id (CSR position) of ``u``'s
         ``i``-th arc in visiting order.
@@ -55,34 +64,36 @@ def visiting_order(indptr, indices, insertion_max, order, slots):
         comes in its row's visiting order (the vertex -> chunk index scatters by it,
         :func:`chunk_index`).
     """
-    for u in prange(indptr.size - 1):
-        start = indptr[u]
-        end = indptr[u + 1]
-        if end - start <= insertion_max:
-            # The heads' out-degrees first, kept in the row's part of ``slots`` (written last):
-            # the sort then compares within the row instead of looking each head up again.
-            for i in range(start, end):
-                v = indices[i]
-                slots[i] = indptr[v + 1] - indptr[v]
-            for i in range(start, end):
-                degree = slots[i]
-                j = i
-                while j > start:
-                    if slots[order[j - 1]] >= degree:
-                        break
-                    order[j] = order[j - 1]
-                    j -= 1
-                order[j] = i
-        else:
-            keys = np.empty(end - start, dtype=np.int64)
-            for i in range(end - start):
+    n = indptr.size - 1
+    longest = 0
+    for u in range(n):
+        longest = max(longest, indptr[u + 1] - indptr[u])
+    blocks = min(n, blocks)
+    # block b sorts the rows from the one holding arc b * m / blocks (each row in one block)
+    cuts = np.searchsorted(indptr, np.arange(blocks + 1) * (indptr[n] // max(blocks, 1)), side="right") - 1
+    cuts[blocks] = n
+    for b in prange(blocks):
+        keys = np.empty(longest, dtype=np.int64)
+        for u in range(max(cuts[b], 0), cuts[b + 1]):
+            start = indptr[u]
+            count = indptr[u + 1] - start
+            for i in range(count):
                 v = indices[start + i]
-                keys[i] = indptr[v] - indptr[v + 1]
-            permutation = np.argsort(keys, kind="mergesort")
-            for i in range(end - start):
-                order[start + i] = start + permutation[i]
-        for i in range(start, end):
-            slots[order[i]] = i
+                keys[i] = ((DEGREE_CEILING - (indptr[v + 1] - indptr[v])) << 32) | i
+            if count <= insertion_max:
+                for i in range(1, count):
+                    key = keys[i]
+                    j = i
+                    while j > 0 and keys[j - 1] > key:
+                        keys[j] = keys[j - 1]
+                        j -= 1
+                    keys[j] = key
+            else:
+                keys[:count] = np.sort(keys[:count])
+            for i in range(count):
+                arc = start + (keys[i] & ROW_PLACE_MASK)
+                order[start + i] = arc
+                slots[arc] = start + i
 
 
 @njit(cache=True, nogil=True)

@@ -162,14 +162,26 @@ def _partition_beside_components(indptr, indices, max_depth: int, pieces: int, c
     """:func:`~gpugraph.engines.path.partition.link_paths` and, on a thread of its own when Numba
     has more than one, :func:`~gpugraph.engines.path.dependency.graph_components` (sequential
     Tarjan, GIL-free, needing no paths); the clock's ``SCCs of the graph`` is the time waited
-    for it after the partitioning."""
-    if numba.get_num_threads() == 1:
+    for it after the partitioning.
+
+    With at least :data:`gpugraph.config.PATH_SCC_OWN_CORE_THREADS` threads the partitioning's
+    kernels run on one thread fewer meanwhile, leaving Tarjan a core: a kernel whose rows are
+    shared out evenly waits for its slowest thread, and a thread sharing its core with Tarjan
+    was that one (the visiting order on 16 cores: 30 ms with 16 threads against 9 with 15,
+    docs/path-engine.md)."""
+    threads = numba.get_num_threads()
+    if threads == 1:
         linked = link_paths(indptr, indices, max_depth, pieces, clock)
         components = graph_components(indptr, indices)
     else:
+        partition_threads = threads - 1 if threads >= config.PATH_SCC_OWN_CORE_THREADS else threads
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = pool.submit(graph_components, indptr, indices)
-            linked = link_paths(indptr, indices, max_depth, pieces, clock)
+            numba.set_num_threads(partition_threads)
+            try:
+                linked = link_paths(indptr, indices, max_depth, pieces, clock)
+            finally:
+                numba.set_num_threads(threads)
             components = pending.result()
     clock.lap("SCCs of the graph (Tarjan)")
     return linked, components

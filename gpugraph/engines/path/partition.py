@@ -183,7 +183,8 @@ def link_paths(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH, pieces: 
     n, m = indptr.size - 1, indices.size
     ids = _position_dtype(2 * m + 1)
     order, slots = np.empty(m, dtype=ids), np.empty(m, dtype=ids)
-    run_cpu_kernel(kernels.visiting_order, indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, order, slots)
+    run_cpu_kernel(kernels.visiting_order, indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS,
+                   config.PATH_VISITING_ORDER_BLOCKS, order, slots)
     clock.lap("visiting order")
     first_from, state = np.full(n, -1, dtype=ids), np.zeros(n, dtype=np.int8)
     pieces = _Pieces(indptr, int(pieces))
