@@ -249,7 +249,7 @@ PATH_CHUNK_SWEEPS = 4
 PATH_INSERTION_SORT_MAX_ARCS = 64
 #: The sort of every vertex's out-arcs runs in parallel over this many blocks of rows with about
 #: equal arcs (a web crawl's long rows come in runs, so blocks of equal row counts would leave
-#: some threads the most work; many blocks, so threads that finish early take more).
+#: some threads the most work; many blocks, so that each is a small share of it).
 PATH_VISITING_ORDER_BLOCKS = 1024
 #: Building the layout runs Tarjan's algorithm on a thread beside the partitioning; with at least
 #: this many Numba threads the partitioning's kernels leave it a core of its own (16 cores: the

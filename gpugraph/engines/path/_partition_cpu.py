@@ -34,9 +34,11 @@ INNER = np.int8(8)
 EXPANDED = np.int8(16)
 #: Bit of the per-arc ``single`` byte of :func:`component_arcs`: the arc joins two components.
 BETWEEN = np.int8(2)
-#: :func:`visiting_order`'s keys: out-degrees are below this (2^30), a row's places below 2^32.
-DEGREE_CEILING = np.int64(1 << 30)
-ROW_PLACE_MASK = np.int64(0xFFFFFFFF)
+#: :func:`visiting_order`'s keys: ``(DEGREE_CEILING - out-degree) << ROW_PLACE_BITS | place``, for
+#: out-degrees up to 2^32 - 1 and rows of fewer than 2^31 arcs (below 2^63, so never negative).
+DEGREE_CEILING = np.int64((1 << 32) - 1)
+ROW_PLACE_BITS = 31
+ROW_PLACE_MASK = np.int64((1 << ROW_PLACE_BITS) - 1)
 
 
 @njit(parallel=True, cache=True)
@@ -45,8 +47,9 @@ def visiting_order(indptr, indices, insertion_max, blocks, order, slots):
     CSR order (a stable sort of every row; blocks of rows with about equal arcs in parallel).
 
     Each arc of a row is sorted as one 64-bit key, the head's out-degree (complemented) above
-    the arc's place in the row, in a buffer of the block's own: the keys are distinct, so any
-    sort is stable, and the comparisons read the buffer instead of looking heads up again.
+    the arc's place in the row, in a buffer of the block's own (as long as its longest row): the
+    keys are distinct, so any sort is stable, and the comparisons read the buffer instead of
+    looking heads up again.
 
     Parameters
     ----------
@@ -65,21 +68,21 @@ def visiting_order(indptr, indices, insertion_max, blocks, order, slots):
         :func:`chunk_index`).
     """
     n = indptr.size - 1
-    longest = 0
-    for u in range(n):
-        longest = max(longest, indptr[u + 1] - indptr[u])
     blocks = min(n, blocks)
     # block b sorts the rows from the one holding arc b * m / blocks (each row in one block)
     cuts = np.searchsorted(indptr, np.arange(blocks + 1) * (indptr[n] // max(blocks, 1)), side="right") - 1
     cuts[blocks] = n
     for b in prange(blocks):
+        longest = 0
+        for u in range(max(cuts[b], 0), cuts[b + 1]):
+            longest = max(longest, indptr[u + 1] - indptr[u])
         keys = np.empty(longest, dtype=np.int64)
         for u in range(max(cuts[b], 0), cuts[b + 1]):
             start = indptr[u]
             count = indptr[u + 1] - start
             for i in range(count):
                 v = indices[start + i]
-                keys[i] = ((DEGREE_CEILING - (indptr[v + 1] - indptr[v])) << 32) | i
+                keys[i] = ((DEGREE_CEILING - (indptr[v + 1] - indptr[v])) << ROW_PLACE_BITS) | i
             if count <= insertion_max:
                 for i in range(1, count):
                     key = keys[i]
