@@ -22,6 +22,10 @@ Run on the device machine (see docs/path-engine.md):
 6. Shared-memory proxy vertices (``--proxies 64,256``, also with ``--quick``): every algorithm
    with the ``path`` schedule on the table graphs with each count of proxies, against the
    table's ``path`` row. ``--proxies-only`` runs just this (with the plain ``path`` rows).
+7. Weighted SSSP (``--weighted``, also with ``--quick``): SSSP with every schedule on the named
+   graphs with each arc weighted independently, uniform integers 1-100 (seeded), against the
+   library's SSSP on the same weights; the table graphs are unweighted, where ``bsp`` updates
+   each reached vertex once. ``--weighted-only`` runs just this.
 
 Every run's line says which layout it used (``pieces=``, ``layout=`` seconds). Prints one line
 per run, markdown tables at the end, and writes the rows as JSON to ``--out``.
@@ -54,6 +58,10 @@ CHECK_GRAPHS = ("wiki-Vote.txt.gz", "pace-FLA.gr.xz")
 #: k of the k-core runs: deletes a large share of both table graphs' vertices.
 KCORE_K = 10
 RMAT_SCALE = 20
+#: Section 7's arc weights: uniform integers in [1, WEIGHT_MAX], drawn with WEIGHT_SEED.
+WEIGHT_MAX = 100
+WEIGHT_SEED = 1
+WEIGHTED = f" (arcs weighted 1-{WEIGHT_MAX})"
 #: PageRank on cnr-2000 with one option changed (the schedule "path" otherwise as in the table).
 ABLATIONS = (
     {"profile": True}, {"priority_min_chunks": 0}, {"layered": True},
@@ -190,6 +198,27 @@ def layout_table() -> str:
     return "\n".join(lines)
 
 
+def weighted(graph):
+    """``graph`` with each arc weighted independently, uniform integers in [1, WEIGHT_MAX]."""
+    rng = np.random.default_rng(WEIGHT_SEED)
+    weights = rng.integers(1, WEIGHT_MAX + 1, graph.num_arcs).astype(np.float64)
+    return gg.from_csr(to_numpy(graph.indptr), to_numpy(graph.indices), weights, directed=True, device=graph.device)
+
+
+def weighted_table() -> str:
+    """Section 7: weighted SSSP per graph and schedule, updates against ``bsp``, time against
+    ``async``."""
+    rows = {(r["graph"], r["schedule"]): r for r in ROWS if r["graph"].endswith(WEIGHTED) and r["device"] == DEVICE[0]}
+    lines = ["| graph | schedule | time (ms) | rounds | vertex updates | updates / bsp "
+             "| time / async |", "|---|---|---:|---:|---:|---:|---:|"]
+    for (label, schedule), row in rows.items():
+        bsp, asynchronous = rows.get((label, "bsp")), rows.get((label, "async"))
+        lines.append(f"| {label} | {schedule} | {row['seconds'] * 1e3:.2f} | {row['rounds']} | {row['vertex_updates']:,} | "
+                     + (f"{row['vertex_updates'] / max(bsp['vertex_updates'], 1):.2f}" if bsp else "") + " | "
+                     + (f"{row['seconds'] / max(asynchronous['seconds'], 1e-12):.2f}" if asynchronous else "") + " |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def proxy_rows(graph, label: str, device: str, proxies: list[int], repeat: int) -> None:
     """Section 6: every algorithm with the ``path`` schedule and each count of proxies."""
     for count in proxies:
@@ -251,6 +280,9 @@ def main() -> int:
                         help="section 6: counts of shared-memory proxy vertices, comma-separated ('' skips it)")
     parser.add_argument("--proxies-only", action="store_true",
                         help="section 6 alone on the table graphs, with the plain path rows")
+    parser.add_argument("--weighted", default="cnr-2000.txt.gz,soc-Slashdot0902.txt.gz,pace-FLA.gr.xz",
+                        help="section 7: graphs for weighted SSSP, comma-separated ('' skips it)")
+    parser.add_argument("--weighted-only", action="store_true", help="section 7 alone")
     parser.add_argument("--pieces-only", action="store_true",
                         help="section 5 alone on the table graphs, with bsp and async PageRank for reference")
     args = parser.parse_args()
@@ -264,7 +296,7 @@ def main() -> int:
             solve(warm, algorithm, schedule=schedule, **parameters(warm, algorithm))
     log("compiled: " + ", ".join(f"{r.kernel.rsplit('.', 1)[-1]}/{r.target} {r.seconds:.2f}s"
                                  for r in compile_report()))
-    for name in TABLE_GRAPHS + (() if args.quick else CHECK_GRAPHS):
+    for name in () if args.weighted_only else TABLE_GRAPHS + (() if args.quick else CHECK_GRAPHS):
         path = args.datasets / name
         if not path.exists():
             log(f"skip {name}: not in {args.datasets}")
@@ -302,13 +334,22 @@ def main() -> int:
                             args.device, **options)
         del graph
         save(args.out)
-    if not args.quick and not args.pieces_only and not args.proxies_only:
+    for name in [] if args.pieces_only or args.proxies_only else [n for n in args.weighted.split(",") if n.strip()]:
+        if not (args.datasets / name).exists():
+            log(f"skip weighted {name}: not in {args.datasets}")
+            continue
+        graph = weighted(gg.load(args.datasets / name, device=args.device))
+        check_graph(graph, name + WEIGHTED, args.device, algorithms=("sssp",), repeat=args.repeat)
+        del graph
+        save(args.out)
+    if not args.quick and not args.pieces_only and not args.proxies_only and not args.weighted_only:
         graph = gg.rmat(RMAT_SCALE, device=args.device)
         log(f"generated {graph}")
         check_graph(graph, f"rmat-{RMAT_SCALE}", args.device)
     print(table())
     print(layout_table())
     print(proxies_table())
+    print(weighted_table())
     save(args.out)
     log(f"{len(ROWS)} runs, {len(FAILURES)} failures")
     for failure in FAILURES:

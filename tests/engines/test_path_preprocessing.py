@@ -218,6 +218,33 @@ def test_dependencies_equal_scipy_on_the_bipartite_path_graph(n, m, seed, max_de
     assert len(pairs) == len(set(scc.tolist())) == len(set(dependencies.scc.tolist()))
 
 
+def symmetric_csr(n, m, seed):
+    """A random graph with ``v -> u`` for each of its arcs ``u -> v`` (duplicates and loops kept)."""
+    rng = np.random.default_rng(seed)
+    tails, heads = rng.integers(0, n, m), rng.integers(0, n, m)
+    graph = gg.from_edges(np.concatenate((tails, heads)), np.concatenate((heads, tails)), num_vertices=n)
+    return np.asarray(graph.indptr).astype(np.int64), np.asarray(graph.indices)
+
+
+@pytest.mark.parametrize("pieces", [1, 3])
+@pytest.mark.parametrize("n, m, seed", GRAPHS)
+def test_a_symmetric_graph_skips_joining_along_paths_with_the_same_dependencies_and_layout(n, m, seed, pieces):
+    indptr, indices = symmetric_csr(n, m, seed)
+    linked = link_paths(indptr, indices, 16, pieces)
+    general, symmetric = (path_dependencies(linked, indptr, indices, symmetric=claim) for claim in (False, True))
+    assert np.array_equal(general.layer, symmetric.layer) and not symmetric.layer.any()
+    assert (general.num_sccs, general.largest_scc) == (symmetric.num_sccs, symmetric.largest_scc)
+    pairs = set(zip(general.scc.tolist(), symmetric.scc.tolist()))  # the same partition of the chains
+    assert len(pairs) == len(set(general.scc.tolist())) == len(set(symmetric.scc.tolist()))
+    plain, short = build_layout(indptr, indices, pieces=pieces), build_layout(indptr, indices, pieces=pieces,
+                                                                              symmetric=True)
+    for name in ("vertices", "arcs", "offsets", "chunk_offsets", "source_chunks", "chunk_layer", "chunk_mean_degree"):
+        assert np.array_equal(getattr(plain, name), getattr(short, name))
+    assert (plain.num_sccs, plain.largest_scc, plain.num_layers) == (short.num_sccs, short.largest_scc,
+                                                                     short.num_layers)
+    assert "SCCs joined along paths" not in short.stage_seconds
+
+
 @pytest.mark.parametrize("n, m, seed", GRAPHS)
 def test_graph_components_equal_scipy_and_path_dependencies_take_them(n, m, seed):
     indptr, indices = random_csr(n, m, seed)

@@ -445,6 +445,36 @@ def component_arcs(indptr, indices, extra, single, component, emitted, node_offs
 
 
 @njit(parallel=True, cache=True)
+def chain_components(component, count, vertices, path_offsets, heads, blocks, scc):
+    """A symmetric graph's SCC-vertex of every chain: the component of its first vertex
+    (``scc``, filled; every chain is in layer 0), counted per component in parallel over
+    ``blocks`` blocks of chains as :func:`path_layers` counts.
+
+    Returns
+    -------
+    (num_sccs, largest_scc)
+        Components holding chains; chains in the largest.
+    """
+    size = (heads.size + blocks - 1) // blocks
+    counts = np.empty((blocks, count), dtype=heads.dtype)  # chains per block and component
+    for b in prange(blocks):
+        counts[b, :] = 0
+        for c in range(b * size, min(b * size + size, heads.size)):
+            scc[c] = component[vertices[path_offsets[heads[c]]]]
+            counts[b, scc[c]] += 1
+    num_sccs = 0
+    largest = 0
+    for x in range(count):
+        total = 0
+        for b in range(blocks):
+            total += counts[b, x]
+        if total:
+            num_sccs += 1
+            largest = max(largest, total)
+    return num_sccs, largest
+
+
+@njit(parallel=True, cache=True)
 def path_layers(node_offsets, targets, singles, node, merged, emitted, count, vertices, path_offsets, heads,
                 lengths, blocks, scc, layer):
     """SCC-vertex and layer of every chain (the reduction is derived in

@@ -22,6 +22,12 @@ whose ends share a component; any other path is an SCC-vertex alone, between its
 The arcs of the sketch then come from the graph's arcs between components: across a path
 alone the layer grows by one more. ``tests/engines/test_path_engine.py`` checks the result
 against the explicit pair graph.
+
+A symmetric graph (each arc ``u -> v`` with its ``v -> u``, as k-core's simple undirected graph)
+needs none of the second step: its strongly connected components are its connected components,
+a path's vertices all lie in one of them and so do the added arcs, and no arc joins two of them.
+Every path is then in its component's SCC-vertex and every SCC-vertex is a source of the sketch
+(``symmetric=True``: one layer, the chains counted per component).
 """
 
 from __future__ import annotations
@@ -108,7 +114,7 @@ def graph_components(indptr, indices) -> Components:
 
 
 def path_dependencies(paths, indptr, indices, clock: StageClock | None = None,
-                      components: Components | None = None) -> Dependencies:
+                      components: Components | None = None, symmetric: bool = False) -> Dependencies:
     """SCC-vertices and layers of ``paths`` (module docstring).
 
     Parameters
@@ -122,6 +128,9 @@ def path_dependencies(paths, indptr, indices, clock: StageClock | None = None,
         If given, the steps' seconds are added to it.
     components:
         :func:`graph_components` of the graph, if already found.
+    symmetric:
+        The graph has ``v -> u`` for each arc ``u -> v`` (module docstring). Claimed wrongly, the
+        layers are wrong, which slows the engine's dispatch but not its answers.
 
     Returns
     -------
@@ -134,6 +143,8 @@ def path_dependencies(paths, indptr, indices, clock: StageClock | None = None,
     chains = paths if isinstance(paths, LinkedPaths) else paths.unlinked()
     traversed = chains.traversed
     n = indptr.size - 1
+    if symmetric:
+        return _symmetric_dependencies(chains, indptr, indices, clock, components)
     extra, single = np.full(n, -1, dtype=indices.dtype), np.zeros(indices.size, dtype=np.int8)
     run_cpu_kernel(kernels.path_ends, traversed.vertices, traversed.arcs, traversed.offsets, chains.next_path,
                    chains.heads, chains.lengths, extra, single)
@@ -154,3 +165,20 @@ def path_dependencies(paths, indptr, indices, clock: StageClock | None = None,
                                            blocks, scc, layer)
     clock.lap("layers")
     return Dependencies(scc=scc, layer=layer, num_sccs=int(num_sccs), largest_scc=int(largest_scc))
+
+
+def _symmetric_dependencies(chains: LinkedPaths, indptr, indices, clock: StageClock,
+                            components: Components | None) -> Dependencies:
+    """:func:`path_dependencies` of a symmetric graph: each chain in the component of its
+    first vertex, every one in layer 0."""
+    if components is None:
+        components = graph_components(indptr, indices)
+        clock.lap("SCCs of the graph (Tarjan)")
+    scc = np.empty(chains.num_chains, dtype=np.int64)
+    blocks = max(1, min(numba.get_num_threads(), chains.num_chains // max(components.count, 1)))  # counts <= chains
+    num_sccs, largest_scc = run_cpu_kernel(kernels.chain_components, components.component, components.count,
+                                           chains.traversed.vertices, chains.traversed.offsets, chains.heads, blocks,
+                                           scc)
+    clock.lap("layers")
+    return Dependencies(scc=scc, layer=np.zeros(scc.size, dtype=np.int64), num_sccs=int(num_sccs),
+                        largest_scc=int(largest_scc))

@@ -176,7 +176,7 @@ def path_layout(graph, program, max_depth: int = config.PATH_MAX_DEPTH, chunk_ar
     key = (program.layout_key, max_depth, chunk_arcs, pieces)
     if key in layouts:
         return layouts[key], True
-    layouts[key] = build_layout(program.indptr, program.indices, max_depth, chunk_arcs, pieces)
+    layouts[key] = build_layout(program.indptr, program.indices, max_depth, chunk_arcs, pieces, program.symmetric)
     return layouts[key], False
 
 

@@ -97,7 +97,8 @@ class PathLayout:
 
 
 def build_layout(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH,
-                 chunk_arcs: int = config.PATH_CHUNK_ARCS, pieces: int = config.PATH_PIECES) -> PathLayout:
+                 chunk_arcs: int = config.PATH_CHUNK_ARCS, pieces: int = config.PATH_PIECES,
+                 symmetric: bool = False) -> PathLayout:
     """Partition, layer, order and chunk a graph's arcs for the path engine.
 
     Parameters
@@ -112,6 +113,10 @@ def build_layout(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH,
         Subgraphs the partitioning traverses in parallel
         (:func:`~gpugraph.engines.path.partition.link_paths`; :data:`gpugraph.config.PATH_PIECES`);
         1 for the sequential Algorithm 1.
+    symmetric:
+        The graph has ``v -> u`` for each arc ``u -> v`` (an undirected graph): one layer,
+        no joining of components along paths
+        (:func:`~gpugraph.engines.path.dependency.path_dependencies`).
 
     Returns
     -------
@@ -130,14 +135,15 @@ def build_layout(indptr, indices, max_depth: int = config.PATH_MAX_DEPTH,
     _load_kernels(indices.dtype.str)
     start = time.perf_counter()
     clock = StageClock()
-    fields = _arrange(indptr, indices, int(max_depth), int(chunk_arcs), int(pieces), clock)
+    fields = _arrange(indptr, indices, int(max_depth), int(chunk_arcs), int(pieces), clock, bool(symmetric))
     return PathLayout(**fields, pieces=int(pieces), seconds=time.perf_counter() - start, stage_seconds=clock.seconds)
 
 
-def _arrange(indptr, indices, max_depth: int, chunk_arcs: int, pieces: int, clock: StageClock) -> dict:
+def _arrange(indptr, indices, max_depth: int, chunk_arcs: int, pieces: int, clock: StageClock,
+             symmetric: bool = False) -> dict:
     """The fields of :class:`PathLayout` but ``pieces`` and the times."""
     linked, components = _partition_beside_components(indptr, indices, max_depth, pieces, clock)
-    dependencies = path_dependencies(linked, indptr, indices, clock, components)
+    dependencies = path_dependencies(linked, indptr, indices, clock, components, symmetric)
     layer_ends = np.empty(dependencies.num_layers, dtype=np.int64)
     paths = linked.write(dependencies.layer, dependencies.num_layers, layer_ends)  # within a layer, Algorithm 1's order
     clock.lap("layer order")

@@ -61,6 +61,9 @@ class PathProgram:
         Maps the final state (host array) to the result's named arrays.
     parameters:
         What the run's Result records.
+    symmetric:
+        The graph has ``v -> u`` for each arc ``u -> v`` (an undirected graph; k-core's): its
+        path layout has one layer (:func:`~gpugraph.engines.path.dependency.path_dependencies`).
     """
 
     name: str
@@ -75,6 +78,7 @@ class PathProgram:
     threshold: float
     finish: Callable
     parameters: dict = field(default_factory=dict)
+    symmetric: bool = False
 
 
 def make_program(graph, algorithm: str, **parameters) -> PathProgram:
@@ -164,7 +168,7 @@ def accumulative(graph, arc_values, base, tol: float = config.PATH_TOLERANCE) ->
             f"{out_sum[vertex]:.6g} in absolute value; the path engine converges only below 1")
     scale = max(float(np.abs(start).max()), np.finfo(float).tiny)
     return PathProgram(
-        "accumulative", SUM, indptr, indices, "arcs", arc_values=values, initial=start,
+        "accumulative", SUM, indptr, indices, "arcs", symmetric=not graph.directed, arc_values=values, initial=start,
         changed=(start != 0).astype(np.uint8), count=np.zeros(1, dtype=np.int64),
         threshold=_check_tolerance(tol) * scale, finish=lambda x: {"value": x}, parameters={"tol": float(tol)},
     )
@@ -203,7 +207,7 @@ def minimum(graph, arc_values, initial) -> PathProgram:
         raise InvalidParameterError("a minimum program needs non-negative arc values and initial values (no NaN)")
     indptr, indices = _csr(graph)
     return PathProgram(
-        "minimum", MIN, indptr, indices, "arcs", arc_values=values, initial=start,
+        "minimum", MIN, indptr, indices, "arcs", symmetric=not graph.directed, arc_values=values, initial=start,
         changed=np.isfinite(start).astype(np.uint8), count=np.zeros(1, dtype=np.int64), threshold=0.0,
         finish=lambda x: {"value": x},
     )
@@ -245,7 +249,7 @@ def _pagerank(graph, damping: float = 0.85, tol: float = config.PATH_TOLERANCE) 
     tails = np.repeat(np.arange(n), out_degree)
     base = 1.0 - float(damping)
     return PathProgram(
-        "pagerank", SUM, indptr, indices, "arcs",
+        "pagerank", SUM, indptr, indices, "arcs", symmetric=not graph.directed,
         arc_values=float(damping) / out_degree[tails].astype(np.float64),
         initial=np.full(n, base), changed=np.ones(n, dtype=np.uint8), count=np.zeros(1, dtype=np.int64),
         threshold=_check_tolerance(tol) * base,
@@ -270,7 +274,7 @@ def _adsorption(graph, injection=None, p_inject: float = 0.25, p_continue: float
     safe = np.where(out_weight > 0, out_weight, 1.0)
     base = float(p_inject) * seeds
     return PathProgram(
-        "adsorption", SUM, indptr, indices, "arcs",
+        "adsorption", SUM, indptr, indices, "arcs", symmetric=not graph.directed,
         arc_values=float(p_continue) * weights / safe[tails],
         initial=base, changed=(base > 0).astype(np.uint8), count=np.zeros(1, dtype=np.int64),
         threshold=_check_tolerance(tol) * float(p_inject) * max(float(seeds.max()), np.finfo(float).tiny),
@@ -289,7 +293,7 @@ def _sssp(graph, source: int = 0) -> PathProgram:
     changed = np.zeros(n, dtype=np.uint8)
     changed[int(source)] = 1
     return PathProgram(
-        "sssp", MIN, indptr, indices, "arcs", arc_values=_weights(graph, "SSSP"),
+        "sssp", MIN, indptr, indices, "arcs", symmetric=not graph.directed, arc_values=_weights(graph, "SSSP"),
         initial=distance, changed=changed, count=np.zeros(1, dtype=np.int64), threshold=0.0,
         finish=lambda x: {"distance": x}, parameters={"source": int(source)},
     )
@@ -303,7 +307,7 @@ def _kcore(graph, k: int | None = None) -> PathProgram:
     degree = np.diff(indptr)
     deleted = degree < int(k)
     return PathProgram(
-        "kcore", PEEL, indptr, indices, "simple-undirected", arc_values=np.zeros(indices.size),
+        "kcore", PEEL, indptr, indices, "simple-undirected", symmetric=True, arc_values=np.zeros(indices.size),
         initial=deleted.astype(np.float64), changed=deleted.astype(np.uint8), count=degree.astype(np.int64),
         threshold=float(int(k)), finish=lambda x: {"in_core": x == 0}, parameters={"k": int(k)},
     )
