@@ -11,8 +11,8 @@ Device: run(command="cd .snap && python3 path_ab.py A B --datasets data --algori
 Prints, per graph, algorithm and schedule, each snapshot's median time over its runs (all
 rounds, the first run of each process left out) and rounds; ``--out`` gets the rows as JSON.
 
-``--layouts 1,8`` times building the layout instead (PageRank's graph, in that many pieces;
-two warm builds first): the median total and each step's median, the paths in place of the
+``--layouts 1,8`` times building the layout instead (of the graph of each program of
+``--layout-programs``, default PageRank's, in that many pieces; two warm builds first): the median total and each step's median, the paths in place of the
 rounds, and a digest of the layout's arrays, the same in every snapshot if the layouts are.
 Set ``NUMBA_NUM_THREADS`` for the cores the layout may use.
 """
@@ -68,37 +68,43 @@ def layouts(args) -> None:
     from gpugraph.engines.path.layout import build_layout
     from gpugraph.engines.path.programs import make_program
 
-    for name in args.graphs:
-        program = make_program(gg.load(Path(args.datasets) / name, device="cpu"), "pagerank")
+    from path_engine import parameters
+
+    for name, algorithm in ((name, algorithm) for name in args.graphs for algorithm in args.layout_programs):
+        graph = gg.load(Path(args.datasets) / name, device="cpu")
+        program = make_program(graph, algorithm, **parameters(graph, algorithm))
+        # snapshots from before build_layout took ``symmetric`` have no such attribute
+        options = {"symmetric": program.symmetric} if hasattr(program, "symmetric") else {}
         for pieces in args.layouts:
             for run in range(args.repeat + 2):
-                layout = build_layout(program.indptr, program.indices, pieces=pieces)
+                layout = build_layout(program.indptr, program.indices, pieces=pieces, **options)
                 if run >= 2:
                     digest = hashlib.sha256()
                     for array in (layout.vertices, layout.arcs, layout.offsets, layout.chunk_offsets,
                                   layout.source_chunks, layout.chunk_layer):
                         digest.update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
-                    print(json.dumps({"graph": name, "algorithm": "layout", "schedule": f"pieces {pieces}",
+                    print(json.dumps({"graph": name, "algorithm": f"layout {algorithm}", "schedule": f"pieces {pieces}",
                                       "seconds": layout.seconds, "rounds": layout.num_paths,
                                       "stages": layout.stage_seconds, "digest": digest.hexdigest()[:12]}),
                           flush=True)
 
 
 def stage_table(rows: list[dict], args) -> None:
-    """Each layout step's median time (ms) per graph, pieces and snapshot, and the digests."""
+    """Each layout step's median time (ms) per graph, program, pieces and snapshot, and the
+    digests."""
     steps = list(dict.fromkeys(step for row in rows for step in row["stages"]))
-    print("| graph | pieces | snapshot | digest | " + " | ".join(steps) + " |")
-    print("|---|---:|---|---|" + "---:|" * len(steps))
-    for name in args.graphs:
-        for pieces in args.layouts:
-            for snapshot in args.snapshots:
-                mine = [row for row in rows if (row["graph"], row["schedule"], row["snapshot"])
-                        == (name, f"pieces {pieces}", snapshot)]
-                if mine:
-                    cells = [f"{statistics.median(row['stages'].get(step, 0) for row in mine) * 1e3:.1f}"
-                             for step in steps]
-                    digests = ",".join(sorted({row["digest"] for row in mine}))
-                    print(f"| {name.split('.')[0]} | {pieces} | {snapshot} | {digests} | " + " | ".join(cells) + " |")
+    print("| graph | layout | pieces | snapshot | digest | " + " | ".join(steps) + " |")
+    print("|---|---|---:|---|---|" + "---:|" * len(steps))
+    for name, algorithm, pieces, snapshot in ((name, algorithm, pieces, snapshot) for name in args.graphs
+                                              for algorithm in args.algorithms for pieces in args.layouts
+                                              for snapshot in args.snapshots):
+        mine = [row for row in rows if (row["graph"], row["algorithm"], row["schedule"], row["snapshot"])
+                == (name, algorithm, f"pieces {pieces}", snapshot)]
+        if mine:
+            cells = [f"{statistics.median(row['stages'].get(step, 0) for row in mine) * 1e3:.1f}" for step in steps]
+            digests = ",".join(sorted({row["digest"] for row in mine}))
+            print(f"| {name.split('.')[0]} | {algorithm} | {pieces} | {snapshot} | {digests} | " + " | ".join(cells)
+                  + " |")
 
 
 def main() -> int:
@@ -113,11 +119,15 @@ def main() -> int:
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", ".")))
     parser.add_argument("--layouts", default="", help="pieces to time the layout's building in, comma-separated")
+    parser.add_argument("--layout-programs", default="pagerank",
+                        help="with --layouts: the programs whose graphs are laid out, comma-separated")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.layouts = [int(count) for count in args.layouts.split(",") if count]
-    if args.layouts:
-        args.algorithms, args.schedules = "layout", ",".join(f"pieces {count}" for count in args.layouts)
+    args.layout_programs = [name for name in args.layout_programs.split(",") if name]
+    if args.layouts and not args.worker:
+        args.algorithms = ",".join(f"layout {name}" for name in args.layout_programs)
+        args.schedules = ",".join(f"pieces {count}" for count in args.layouts)
     args.graphs, args.algorithms, args.schedules = (
         [item for item in text.split(",") if item] for text in (args.graphs, args.algorithms, args.schedules))
     if args.worker:
@@ -133,7 +143,8 @@ def main() -> int:
                        "--datasets", str(Path(args.datasets).resolve()), "--graphs", ",".join(args.graphs),
                        "--algorithms", ",".join(args.algorithms), "--schedules", ",".join(args.schedules),
                        "--repeat", str(args.repeat), "--device", args.device,
-                       "--layouts", ",".join(map(str, args.layouts))]
+                       "--layouts", ",".join(map(str, args.layouts)),
+                       "--layout-programs", ",".join(args.layout_programs)]
             start = time.perf_counter()
             done = subprocess.run(command, env=environment, cwd=folder, capture_output=True, text=True)
             lines = [line for line in done.stdout.splitlines() if line.startswith("{")]

@@ -39,6 +39,8 @@ BETWEEN = np.int8(2)
 DEGREE_CEILING = np.int64((1 << 32) - 1)
 ROW_PLACE_BITS = 31
 ROW_PLACE_MASK = np.int64((1 << ROW_PLACE_BITS) - 1)
+#: Entries added to each block's row of counts so that two blocks' rows never share a cache line.
+ROW_PAD = 16
 
 
 @njit(parallel=True, cache=True)
@@ -456,7 +458,9 @@ def chain_components(component, count, vertices, path_offsets, heads, blocks, sc
         Components holding chains; chains in the largest.
     """
     size = (heads.size + blocks - 1) // blocks
-    counts = np.empty((blocks, count), dtype=heads.dtype)  # chains per block and component
+    # chains per block and component; rows a cache line apart at least (a graph of one component
+    # would otherwise have every block add into one line)
+    counts = np.empty((blocks, count + ROW_PAD), dtype=heads.dtype)
     for b in prange(blocks):
         counts[b, :] = 0
         for c in range(b * size, min(b * size + size, heads.size)):
@@ -508,7 +512,7 @@ def path_layers(node_offsets, targets, singles, node, merged, emitted, count, ve
         second = merged[node[vertices[path_offsets[heads[c]] + 1]]]
         scc[c] = second if lengths[c] > 1 or first == second else -1 - first
     size = (heads.size + blocks - 1) // blocks
-    counts = np.empty((blocks, count), dtype=heads.dtype)  # chains per block and component
+    counts = np.empty((blocks, count + ROW_PAD), dtype=heads.dtype)  # chains per block and component
     for b in prange(blocks):
         counts[b, :] = 0
         for c in range(b * size, min(b * size + size, heads.size)):
