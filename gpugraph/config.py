@@ -284,6 +284,10 @@ PATH_PIECES = 8
 PATH_MIN_PROXY_VERTICES = 64
 #: Shared-memory slots a block of the CUDA path rounds keeps for proxies (8 bytes each).
 PATH_PROXY_SLOTS = 512
+#: Width of a MIN program's buckets in the path rounds, in mean arc weights: a round sends only
+#: the states within this of the least state left to send (``solve(bucket_width=...)``; as in
+#: delta-stepping). Measured on one H100 (docs/path-engine.md, "Buckets for MIN programs").
+PATH_MIN_BUCKET_WEIGHTS = 4.0
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
 #: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this

@@ -222,6 +222,47 @@ def test_minimum_programs_use_proxies_by_default_and_the_others_do_not():
     assert solve(graph, "pagerank").stats["proxy_vertices"] == 0
 
 
+@pytest.mark.parametrize("width", [None, 1.0, 3.0, 1e9])
+def test_buckets_keep_sssp_exact_and_fewer_widths_update_fewer_vertices(width):
+    """MIN programs' buckets (``bucket_width``): every width, with and without layered dispatch
+    and per-round listing (``profile``), gives ``bsp``'s distances; the default width is
+    reported, ``math.inf`` turns the buckets off."""
+    graph = random_graph(n=300, m=2400, seed=5, weighted=True)
+    expected = solve(graph, "sssp", schedule="bsp", source=0)["distance"]
+    for schedule, options in (("path", {}), ("path-w", {}), ("path", {"layered": True}),
+                              ("path", {"profile": True})):
+        result = solve(graph, "sssp", schedule=schedule, source=0, bucket_width=width, **options)
+        assert result.stats["converged"] and np.array_equal(result["distance"], expected), (schedule, options)
+        mean_weight = float(np.asarray(graph.weights).mean())
+        assert result.stats["bucket_width"] == pytest.approx(
+            width if width is not None else engine.config.PATH_MIN_BUCKET_WEIGHTS * mean_weight)
+    plain = solve(graph, "sssp", schedule="path", source=0, bucket_width=np.inf)
+    assert "bucket_width" not in plain.stats and np.array_equal(plain["distance"], expected)
+    narrow = solve(graph, "sssp", schedule="path", source=0, bucket_width=1.0)
+    assert narrow.stats["vertex_updates"] <= plain.stats["vertex_updates"]
+
+
+def test_buckets_leave_other_programs_alone_and_reject_widths_below_zero():
+    graph = random_graph(n=120, m=900, seed=6, weighted=True)
+    assert "bucket_width" not in solve(graph, "pagerank", bucket_width=2.0).stats
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(InvalidParameterError, match="bucket_width"):
+            solve(graph, "sssp", source=0, bucket_width=bad)
+
+
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+def test_buckets_keep_sssp_exact_on_the_cuda_kernels_under_the_simulator():
+    """The CUDA wake with buckets (:func:`bucket_bound`, then only states within the width) and
+    the walks that leave the others pending: the distances of ``bsp``, rounds launched ahead
+    and listed by the host, with and without proxies."""
+    graph = random_graph(n=24, m=90, seed=2, device="cuda", weighted=True)
+    expected = solve(graph.to("cpu"), "sssp", schedule="bsp", source=0)["distance"]
+    for options in ({}, {"profile": True}, {"proxies": 0}, {"layered": True}):
+        result = solve(graph, "sssp", schedule="path", source=0, bucket_width=2.0, **options)
+        assert result.stats["converged"] and np.array_equal(result["distance"], expected), options
+
+
 def test_proxies_are_the_hottest_vertices_and_the_cpu_ignores_them():
     """``_proxy_slots`` picks the vertices with the most path arcs into them (more than one) and
     names each arc's slot; the CPU rounds use none and keep the answer; a count outside
@@ -260,8 +301,8 @@ def test_cuda_path_rounds_compile_to_ptx(ptx_of):
     offsets, chunk_offsets = np.arange(0, positions + 1, 3, dtype=np.int64), np.arange(chunks + 1, dtype=np.int64)
     vertices, floats = np.zeros(positions, dtype=np.int64), np.zeros(n)
     tail = (chunk_offsets, offsets, vertices, np.ones(positions), np.zeros(positions), floats,
-            np.zeros(n, dtype=np.int64), np.float64(0.0), np.zeros(n, dtype=np.uint8), np.int64(4),
-            np.zeros(2, dtype=np.int64))
+            np.zeros(n, dtype=np.int64), np.float64(0.0), np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8),
+            np.zeros(1), np.float64(np.inf), np.int64(4), np.zeros(2, dtype=np.int64))
     arc_proxy = np.full(positions, -1, dtype=np.int16)
     listed, active, hot = np.arange(chunks, dtype=np.int64), np.ones(chunks, dtype=np.int64), np.zeros(2, np.int64)
     for kernel, arguments, proxies in ((kernels.path_round, (listed, *tail), False),

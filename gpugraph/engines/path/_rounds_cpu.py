@@ -37,13 +37,14 @@ def wake_chunks(woken, source_offsets, source_chunks, activity):
 
 @njit(parallel=True, cache=True)
 def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-               threshold, changed, sweeps, work):
+               threshold, changed, pending, limit, sweeps, work):
     """Walk the paths of ``chunks`` (in that order, dynamically scheduled), each sequentially.
 
     At position ``j`` (arc ``u -> v``) the arc carries what changed at ``u`` since it last
     carried something; ``v``'s new state is used at once by the next position. ``changed[v]``
     marks a vertex that received more than ``threshold`` (SUM; smaller amounts are added but
-    wake nothing) or got a new state (MIN, PEEL). The atomics' return values are not waited for
+    wake nothing) or got a new state (MIN, PEEL). MIN: a state above ``limit`` (the round's
+    bucket bound, :meth:`Kernels.wake_all`) is not sent yet; ``pending[u]`` marks its vertex. The atomics' return values are not waited for
     (SUM, MIN: a plain read decides whether to send): a walk's steps stay independent memory
     operations, which matters on the GPU twin of this kernel. A chunk that woke a vertex which
     sends along one of the chunk's own arcs is walked again, at most ``sweeps`` walks in all.
@@ -80,7 +81,9 @@ def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, 
                             chunk_delivered += 1
                     elif kind == 1:
                         state = x[u]
-                        if state < sent[j]:
+                        if state < sent[j] and state > limit:
+                            pending[u] = 1
+                        elif state < sent[j]:
                             sent[j] = state
                             candidate = state + values[j]
                             if candidate < x[v]:
@@ -176,34 +179,49 @@ class Kernels:
     """The engine's view of these kernels: compile-timed calls under a dynamic schedule, each
     round's arc counts added to a ``totals`` array (loaded, delivered)."""
 
-    def wake_chunks(self, woken, source_offsets, source_chunks, activity):
-        """Count in ``activity`` the arcs each chunk sends from woken vertices (:func:`wake_chunks`)."""
-        run_cpu_kernel(wake_chunks, woken, source_offsets, source_chunks, activity)
+    _no_pending = np.zeros(1, dtype=np.uint8)
 
-    def wake_all(self, changed, source_offsets, source_chunks, activity, woken):
+    def wake_all(self, changed, buckets, source_offsets, source_chunks, activity, woken):
         """Wake the chunks of the vertices in ``changed`` and clear it; count the vertices and
-        their arcs into ``woken`` (two cells; the CUDA twin does it in one kernel)."""
-        vertices = np.flatnonzero(changed)
-        changed[vertices] = 0
-        self.wake_chunks(vertices, source_offsets, source_chunks, activity)
-        woken[0] += vertices.size
+        their arcs into ``woken`` (two cells; the CUDA twin does it on the device).
+
+        With ``buckets`` (MIN programs) the vertices of ``changed`` and ``buckets.pending`` are
+        the candidates: ``buckets.bound`` becomes their least state, and only those within
+        ``buckets.width`` of it wake, the others stay pending (one each added to ``woken[1]``,
+        so that a round ends the run only when nothing is left)."""
+        if buckets is None:
+            vertices = np.flatnonzero(changed)
+        else:
+            candidates = np.flatnonzero(changed | buckets.pending)
+            states = buckets.x[candidates]
+            buckets.bound[0] = states.min(initial=np.inf)
+            within = states <= buckets.bound[0] + buckets.width
+            vertices = candidates[within]
+            buckets.pending[candidates] = ~within
+            woken[1] += candidates.size - vertices.size
+        woken[0] += np.count_nonzero(changed)
+        changed[:] = 0
+        run_cpu_kernel(wake_chunks, vertices, source_offsets, source_chunks, activity)
         woken[1] += int((source_offsets[vertices + 1] - source_offsets[vertices]).sum())
 
     def path_round_active(self, kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                          threshold, changed, sweeps, totals):
+                          threshold, changed, buckets, sweeps, totals):
         """One round over the chunks with ``activity`` (cleared), in stored order."""
         chunks = np.flatnonzero(activity)
         activity[chunks] = 0
         self.path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
-                        sweeps, totals)
+                        buckets, sweeps, totals)
 
     def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                   threshold, changed, sweeps, totals):
-        """One round over ``chunks`` in order (:func:`path_round`)."""
+                   threshold, changed, buckets, sweeps, totals):
+        """One round over ``chunks`` in order (:func:`path_round`; MIN states above
+        ``buckets``' bound plus width wait in ``buckets.pending``)."""
         work = np.empty((chunks.size, 2), dtype=np.int64)
+        pending, limit = (self._no_pending, np.inf) if buckets is None else (
+            buckets.pending, buckets.bound[0] + buckets.width)
         with dynamic_schedule(config.PATH_CPU_SCHEDULE_CHUNKS):
             run_cpu_kernel(path_round, np.int64(kind), chunks, chunk_offsets, offsets, vertices, values, sent, x,
-                           count, np.float64(threshold), changed, np.int64(sweeps), work)
+                           count, np.float64(threshold), changed, pending, np.float64(limit), np.int64(sweeps), work)
         totals += work.sum(axis=0)
 
     def vertex_round(self, kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,

@@ -32,22 +32,23 @@ PROXY_SLOTS = config.PATH_PROXY_SLOTS
 
 
 @cuda.jit(cache=True)
-def wake_chunks(woken, source_offsets, source_chunks, activity):
-    """One thread per woken vertex: ``activity[c] += 1`` for each of its out-arcs, ``c`` the
-    chunk that sends along it."""
-    i = thread_index()
-    if i >= woken.shape[0]:
-        return
-    v = woken[i]
-    for e in range(source_offsets[v], source_offsets[v + 1]):
-        cuda.atomic.add(activity, source_chunks[e], 1)
+def bucket_bound(changed, pending, x, bound):
+    """One thread per vertex: ``bound[0]`` (infinite before) lowered to the state of each vertex
+    changed in the last round or pending (a MIN program's buckets, ``wake_all``)."""
+    v = thread_index()
+    if v < changed.shape[0] and (changed[v] != 0 or pending[v] != 0):
+        cuda.atomic.min(bound, 0, x[v])
 
 
 @cuda.jit(cache=True)
-def wake_all(changed, source_offsets, source_chunks, activity, woken):
+def wake_all(changed, bucketed, pending, x, bound, width, source_offsets, source_chunks, activity, woken):
     """One thread per vertex: a vertex changed in the last round (``changed``, cleared here)
     adds 1 to ``activity[c]`` for each of its out-arcs, ``c`` the chunk that sends along it; the
-    vertices woken and their out-arcs are added to ``woken[0]`` and ``woken[1]``."""
+    vertices changed and the out-arcs woken are added to ``woken[0]`` and ``woken[1]``.
+    ``bucketed`` (a MIN program's buckets, after :func:`bucket_bound`): the vertices changed or
+    ``pending`` wake only with a state within ``width`` of ``bound[0]``; the others are left
+    pending, one each added to ``woken[1]`` (CPU twin: ``Kernels.wake_all`` of
+    :mod:`gpugraph.engines.path._rounds_cpu`)."""
     block_totals = cuda.shared.array(2, np.int64)
     if cuda.threadIdx.x < 2:
         block_totals[cuda.threadIdx.x] = 0
@@ -55,12 +56,20 @@ def wake_all(changed, source_offsets, source_chunks, activity, woken):
     v = thread_index()
     vertices = 0
     arcs = 0
-    if v < changed.shape[0] and changed[v] != 0:
-        changed[v] = 0
-        vertices = 1
-        arcs = source_offsets[v + 1] - source_offsets[v]
-        for e in range(source_offsets[v], source_offsets[v + 1]):
-            cuda.atomic.add(activity, source_chunks[e], 1)
+    if v < changed.shape[0]:
+        wakes = changed[v] != 0
+        if wakes:
+            changed[v] = 0
+            vertices = 1
+        if bucketed and (wakes or pending[v] != 0):
+            wakes = x[v] <= bound[0] + width
+            pending[v] = 0 if wakes else 1
+            if not wakes:
+                arcs = 1
+        if wakes:
+            arcs = source_offsets[v + 1] - source_offsets[v]
+            for e in range(source_offsets[v], source_offsets[v + 1]):
+                cuda.atomic.add(activity, source_chunks[e], 1)
     _add_block_totals(block_totals, vertices, arcs, woken)
 
 
@@ -123,8 +132,8 @@ def _walkers(proxies: bool):
     that the rounds without proxies carry none of their code or registers."""
 
     @cuda.jit(device=True, inline=True)
-    def walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, sweeps,
-              arc_proxy, proxy):
+    def walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, pending,
+             bound, width, sweeps, arc_proxy, proxy):
         """Walk chunk ``c``'s paths in order (CPU twin: ``path_round`` of
         :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates); returns the
         arcs loaded and delivered. With ``proxies``, ``arc_proxy[j]`` is the block's proxy slot in
@@ -135,6 +144,7 @@ def _walkers(proxies: bool):
         first = offsets[chunk_offsets[c]]
         last = offsets[chunk_offsets[c + 1]]
         k = np.int64(threshold)
+        limit = bound[0] + width
         for sweep in range(sweeps):
             fed_back = False
             for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
@@ -160,7 +170,9 @@ def _walkers(proxies: bool):
                             delivered += 1
                     elif kind == 1:
                         state = x[u]
-                        if state < sent[j]:
+                        if state < sent[j] and state > limit:
+                            pending[u] = 1
+                        elif state < sent[j]:
                             sent[j] = state
                             candidate = state + values[j]
                             if slot >= 0:
@@ -192,24 +204,24 @@ def _walkers(proxies: bool):
 
     @cuda.jit(device=True, inline=True)
     def walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
-                    sweeps, arc_proxy, proxy):
+                    pending, bound, width, sweeps, arc_proxy, proxy):
         """This thread's chunk of ``chunks`` walked (none past the end); returns arcs loaded and delivered."""
         i = thread_index()
         if i < chunks.shape[0]:
             return walk(chunks[i], kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
-                        changed, sweeps, arc_proxy, proxy)
+                        changed, pending, bound, width, sweeps, arc_proxy, proxy)
         return 0, 0
 
     @cuda.jit(device=True, inline=True)
     def walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
-                    sweeps, arc_proxy, proxy):
+                    pending, bound, width, sweeps, arc_proxy, proxy):
         """This thread's chunk of the layout walked if active (``activity``, cleared for the next
         round's wake); returns arcs loaded and delivered."""
         c = thread_index()
         if c < activity.shape[0] and activity[c] != 0:
             activity[c] = 0
             return walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
-                        sweeps, arc_proxy, proxy)
+                        pending, bound, width, sweeps, arc_proxy, proxy)
         return 0, 0
 
     return walk_listed, walk_active
@@ -223,20 +235,21 @@ _walk_listed_proxies, _walk_active_proxies = _walkers(True)
 
 @cuda.jit(cache=True)
 def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-               threshold, changed, sweeps, totals):
-    """One thread per dispatched chunk of ``chunks``, each walked in order (:func:`_walkers`)."""
+               threshold, changed, pending, bound, width, sweeps, totals):
+    """One thread per dispatched chunk of ``chunks``, each walked in order (:func:`_walkers`;
+    MIN: a state above ``bound[0] + width`` waits, ``pending[u]`` set)."""
     block_totals = cuda.shared.array(2, np.int64)
     if cuda.threadIdx.x < 2:
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
     loaded, delivered = _walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                     threshold, changed, sweeps, chunk_offsets, x)
+                                     threshold, changed, pending, bound, width, sweeps, chunk_offsets, x)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
 @cuda.jit(cache=True)
 def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                      threshold, changed, sweeps, totals):
+                      threshold, changed, pending, bound, width, sweeps, totals):
     """One thread per chunk of the layout, in stored order: an active chunk is walked by
     :func:`_walkers`, the others return at once. No list of the active chunks, so no host round
     trip between rounds."""
@@ -245,13 +258,13 @@ def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, 
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
     loaded, delivered = _walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                     threshold, changed, sweeps, chunk_offsets, x)
+                                     threshold, changed, pending, bound, width, sweeps, chunk_offsets, x)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
 @cuda.jit(cache=True)
 def path_round_proxies(kind, listed, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
-                       threshold, changed, sweeps, totals, arc_proxy, proxy_vertex):
+                       threshold, changed, pending, bound, width, sweeps, totals, arc_proxy, proxy_vertex):
     """:func:`path_round` (``listed``: ``selection`` lists the chunks) or :func:`path_round_active`
     (``selection`` is the activity) through the block's shared-memory proxies of
     ``proxy_vertex``: kernels of their own, so that rounds without proxies reserve no shared
@@ -263,10 +276,12 @@ def path_round_proxies(kind, listed, selection, chunk_offsets, offsets, vertices
     _clear_proxies(kind, proxy, proxy_vertex)
     if listed:
         loaded, delivered = _walk_listed_proxies(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
-                                                 count, threshold, changed, sweeps, arc_proxy, proxy)
+                                                 count, threshold, changed, pending, bound, width, sweeps, arc_proxy,
+                                                 proxy)
     else:
         loaded, delivered = _walk_active_proxies(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
-                                                 count, threshold, changed, sweeps, arc_proxy, proxy)
+                                                 count, threshold, changed, pending, bound, width, sweeps, arc_proxy,
+                                                 proxy)
     _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
@@ -335,6 +350,9 @@ class Kernels:
         self.backend = backend
         self.arc_proxy = backend.xp.empty(0, dtype=np.int16)
         self.proxy_vertex = backend.xp.empty(0, dtype=np.int64)
+        self.no_pending = backend.xp.zeros(1, dtype=np.uint8)  # no buckets: never written
+        self.no_bound = backend.xp.zeros(1)
+        self.no_state = backend.xp.zeros(1)
 
     def with_proxies(self, arc_proxy, proxy_vertex):
         """Walks from now on deliver to the vertices ``proxy_vertex`` (at most
@@ -346,33 +364,43 @@ class Kernels:
         if items:  # (an empty round launches nothing)
             launch_cuda_kernel(kernel, self.backend, items, *args)
 
-    def wake_chunks(self, woken, source_offsets, source_chunks, activity):
-        """Count in ``activity`` the arcs each chunk sends from woken vertices."""
-        self._launch(wake_chunks, woken.size, woken, source_offsets, source_chunks, activity)
+    def _buckets(self, buckets):
+        """``(pending, bound, width)`` of the kernels: ``buckets``' arrays, or none."""
+        if buckets is None:
+            return self.no_pending, self.no_bound, np.float64(np.inf)
+        return buckets.pending, buckets.bound, np.float64(buckets.width)
 
-    def wake_all(self, changed, source_offsets, source_chunks, activity, woken):
+    def wake_all(self, changed, buckets, source_offsets, source_chunks, activity, woken):
         """Wake the chunks of the vertices in ``changed`` and clear it; count the vertices and
-        their arcs into ``woken`` (two cells), all on the device."""
-        self._launch(wake_all, changed.size, changed, source_offsets, source_chunks, activity, woken)
+        their arcs into ``woken`` (two cells), all on the device; with ``buckets`` (MIN
+        programs), first their bound (:func:`bucket_bound`), then only the states within their
+        width of it."""
+        if buckets is not None:
+            buckets.bound.fill(np.inf)
+            self._launch(bucket_bound, changed.size, changed, buckets.pending, buckets.x, buckets.bound)
+        pending, bound, width = self._buckets(buckets)
+        self._launch(wake_all, changed.size, changed, buckets is not None, pending,
+                     self.no_state if buckets is None else buckets.x, bound, width, source_offsets, source_chunks,
+                     activity, woken)
 
     def path_round_active(self, kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                          threshold, changed, sweeps, totals):
+                          threshold, changed, buckets, sweeps, totals):
         """One round over the chunks with ``activity`` (cleared as they run), in stored order."""
         self._walk_round(path_round_active, False, kind, activity, chunk_offsets, offsets, vertices, values, sent, x,
-                         count, threshold, changed, sweeps, totals)
+                         count, threshold, changed, buckets, sweeps, totals)
 
     def path_round(self, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                   threshold, changed, sweeps, totals):
+                   threshold, changed, buckets, sweeps, totals):
         """One round over ``chunks`` in order."""
         self._walk_round(path_round, True, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                         threshold, changed, sweeps, totals)
+                         threshold, changed, buckets, sweeps, totals)
 
     def _walk_round(self, plain, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
-                    threshold, changed, sweeps, totals):
+                    threshold, changed, buckets, sweeps, totals):
         """A round of ``plain`` (:func:`path_round` if ``listed``, else :func:`path_round_active`),
         or of :func:`path_round_proxies` when there are proxies."""
         arguments = (selection, chunk_offsets, offsets, vertices, values, sent, x, count, np.float64(threshold),
-                     changed, np.int64(sweeps), totals)
+                     changed, *self._buckets(buckets), np.int64(sweeps), totals)
         if self.proxy_vertex.size:
             self._launch(path_round_proxies, selection.size, np.int64(kind), listed, *arguments, self.arc_proxy,
                          self.proxy_vertex)

@@ -39,6 +39,7 @@ schedules ``proxy_vertices`` (vertices with shared-memory proxies, ``solve(proxi
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -57,7 +58,7 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
           max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
           priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False,
           sweeps: int = config.PATH_CHUNK_SWEEPS, pieces: int = config.PATH_PIECES, profile: bool = False,
-          proxies: int | None = None, **parameters) -> Result:
+          proxies: int | None = None, bucket_width: float | None = None, **parameters) -> Result:
     """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
 
     Parameters
@@ -99,6 +100,11 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         :data:`gpugraph.config.PATH_MIN_PROXY_VERTICES` for MIN programs (SSSP), none for the
         others. The CPU has no such memory and ignores it; ``stats["proxy_vertices"]`` says how
         many were used.
+    bucket_width:
+        Path schedules, MIN programs (SSSP): a round sends only the states within this of the
+        least state left to send, the others wait (buckets, as in delta-stepping). ``None``:
+        :data:`gpugraph.config.PATH_MIN_BUCKET_WEIGHTS` times the mean arc weight; ``math.inf``:
+        every state is sent at once. ``stats["bucket_width"]`` says what ran.
     **parameters:
         The algorithm's parameters.
 
@@ -133,6 +139,7 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         program = make_program(graph, algorithm, **parameters)
     if proxies is None:
         proxies = config.PATH_MIN_PROXY_VERTICES if program.kind == MIN else 0
+    bucket_width = _bucket_width(program, bucket_width)
     stats = {"schedule": schedule, "preprocessing_seconds": 0.0}
     layout = None
     if schedule.startswith("path"):
@@ -152,8 +159,10 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
             else:
                 rounds = _PathRounds(backend, kernels, program, layout, schedule == "path", layered=bool(layered),
                                      priority_min_chunks=int(priority_min_chunks), sweeps=int(sweeps),
-                                     profile=bool(profile), proxies=int(proxies))
+                                     profile=bool(profile), proxies=int(proxies), bucket_width=bucket_width)
                 stats["proxy_vertices"] = rounds.proxies
+                if rounds.buckets is not None:
+                    stats["bucket_width"] = bucket_width
         backend.synchronize()
         stats["setup_seconds"] = time.perf_counter() - start
         start = time.perf_counter()
@@ -166,6 +175,20 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
     stats["bytes_loaded"] = stats["arcs_loaded"] * (id_bytes + 16 + (8 if layout is not None else 0))
     stats["utilisation"] = stats["arcs_delivered"] / max(stats["arcs_loaded"], 1)
     return Result(program.name, graph, program.finish(state), stats, {**program.parameters, "schedule": schedule})
+
+
+def _bucket_width(program, width: float | None) -> float:
+    """The bucket width a MIN program's path rounds use (``solve``'s ``bucket_width``): ``width``,
+    or :data:`gpugraph.config.PATH_MIN_BUCKET_WEIGHTS` times the mean arc weight (no buckets
+    for a graph without arcs or with zero weights); ``math.inf`` for other programs."""
+    if program.kind != MIN:
+        return np.inf
+    if width is None:
+        mean = float(program.arc_values.mean()) if program.arc_values.size else 0.0
+        return config.PATH_MIN_BUCKET_WEIGHTS * mean if mean > 0 else np.inf
+    if not float(width) > 0:  # NaN too
+        raise InvalidParameterError(f"bucket_width must be > 0 (math.inf: no buckets); got {width}")
+    return float(width)
 
 
 def path_layout(graph, program, max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
@@ -222,11 +245,23 @@ def _hottest_arc_targets(layout, num_vertices: int, proxies: int):
     return arc_proxy, hot
 
 
+@dataclass
+class _Buckets:
+    """A MIN program's buckets of states (device arrays): a round sends only the states within
+    ``width`` of ``bound[0]``, the least state left to send when the round woke (set by the
+    wake); a vertex with a state above that waits in ``pending``."""
+
+    x: object
+    pending: object
+    bound: object
+    width: float
+
+
 class _PathRounds:
     """Rounds over the active chunks of paths (``path`` and ``path-w``)."""
 
     def __init__(self, backend, kernels, program, layout, prioritised: bool, *, layered: bool,
-                 priority_min_chunks: int, sweeps: int, profile: bool, proxies: int):
+                 priority_min_chunks: int, sweeps: int, profile: bool, proxies: int, bucket_width: float):
         xp = backend.xp
         self.xp, self.kernels, self.program, self.prioritised = xp, kernels, program, prioritised
         arcs = layout.arcs
@@ -254,6 +289,9 @@ class _PathRounds:
         self.ahead = not layered and not profile
         self.may_prioritise = prioritised and layout.num_chunks > priority_min_chunks
         self.rounds_ahead = _rounds_ahead(backend)
+        self.buckets = None
+        if program.kind == MIN and bucket_width < np.inf:
+            self.buckets = _Buckets(self.x, xp.zeros(self.x.size, dtype=np.uint8), xp.zeros(1), bucket_width)
         self.proxies = 0
         if proxies and backend.is_cuda:
             arc_proxy, hot = _proxy_slots(layout, program.initial.size, proxies)
@@ -282,40 +320,45 @@ class _PathRounds:
     def run(self, max_rounds: int) -> dict:
         """The rounds until no chunk is active (or ``max_rounds``); returns the counters. With
         layered dispatch or per-round timing, a round at a time: the host lists the active
-        chunks (:meth:`_dispatch`) and the vertices they changed; else :meth:`_run_ahead`."""
+        chunks (:meth:`_dispatch`); else :meth:`_run_ahead`."""
         if self.ahead:
             return self._run_ahead(max_rounds)
         xp, kernels = self.xp, self.kernels
         totals = xp.zeros(2, dtype=np.int64)
-        converged, rounds, updates = False, 0, 0
+        woken = xp.zeros((max_rounds + 1, 2), dtype=np.int64)  # per wake: vertices, their arcs
+        converged, rounds = False, 0
         kernel_seconds = 0.0
-        woken = xp.flatnonzero(self.changed)
-        while rounds < max_rounds:
+        while True:
             if self.layered:
                 self.activity[:] = self.deferred
             else:
                 self.activity[:] = 0
-            kernels.wake_chunks(woken, self.source_offsets, self.source_chunks, self.activity)
+            left = int(woken[rounds, 1])
+            kernels.wake_all(self.changed, self.buckets, self.source_offsets, self.source_chunks, self.activity,
+                             woken[rounds])
             active = xp.flatnonzero(self.activity)
             if active.size == 0:
+                if int(woken[rounds, 1]) > left:  # buckets: only sinks woke, states still wait
+                    continue
                 converged = True
                 break
+            if rounds == max_rounds:
+                break
             active = self._dispatch(active)
-            self.changed[:] = 0
             if self.profile:
                 self.backend.synchronize()
                 started = time.perf_counter()
             kernels.path_round(
                 self.program.kind, active, self.chunk_offsets, self.offsets, self.vertices, self.values,
-                self.sent, self.x, self.count, self.program.threshold, self.changed, self.sweeps, totals)
+                self.sent, self.x, self.count, self.program.threshold, self.changed, self.buckets, self.sweeps,
+                totals)
             if self.profile:
                 self.backend.synchronize()
                 kernel_seconds += time.perf_counter() - started
-            woken = xp.flatnonzero(self.changed)
-            updates += int(woken.size)
             rounds += 1
         totals = to_numpy(totals)
-        counters = {"rounds": rounds, "converged": converged, "vertex_updates": updates,
+        counters = {"rounds": rounds, "converged": converged,
+                    "vertex_updates": int(to_numpy(woken[1:rounds + 1, 0]).sum()),
                     "arcs_loaded": int(totals[0]), "arcs_delivered": int(totals[1])}
         if self.profile:
             counters["walk_seconds"] = kernel_seconds
@@ -339,11 +382,12 @@ class _PathRounds:
         while True:
             end = min(launched + (1 if one_at_a_time else self.rounds_ahead), max_rounds + 1)
             for wake in range(launched, end):
-                kernels.wake_all(self.changed, self.source_offsets, self.source_chunks, self.activity, woken[wake])
+                kernels.wake_all(self.changed, self.buckets, self.source_offsets, self.source_chunks, self.activity,
+                                 woken[wake])
                 if wake == max_rounds:
                     break
                 arguments = (self.chunk_offsets, self.offsets, self.vertices, self.values, self.sent, self.x,
-                             self.count, program.threshold, self.changed, self.sweeps, totals)
+                             self.count, program.threshold, self.changed, self.buckets, self.sweeps, totals)
                 if not one_at_a_time:
                     kernels.path_round_active(program.kind, self.activity, *arguments)
                     continue
