@@ -26,6 +26,10 @@ Run on the device machine (see docs/path-engine.md):
    graphs with each arc weighted independently, uniform integers 1-100 (seeded), against the
    library's SSSP on the same weights; the table graphs are unweighted, where ``bsp`` updates
    each reached vertex once. ``--weighted-only`` runs just this.
+8. Buckets for MIN programs (``--bucket-weights 1,4,inf``, with section 7): SSSP with the
+   ``path`` schedule and each bucket width, in mean arc weights (``inf``: no buckets), on
+   section 7's weighted graphs and on the table graphs as they are (unweighted, with ``bsp``
+   and ``async`` for reference).
 
 Every run's line says which layout it used (``pieces=``, ``layout=`` seconds). Prints one line
 per run, markdown tables at the end, and writes the rows as JSON to ``--out``.
@@ -68,7 +72,7 @@ ABLATIONS = (
     {"max_depth": 2}, {"max_depth": 4}, {"max_depth": 64}, {"chunk_arcs": 4}, {"chunk_arcs": 64},
 )
 ABLATION_OPTIONS = ("profile", "priority_min_chunks", "layered", "max_depth", "chunk_arcs", "sweeps", "pieces",
-                    "proxies")
+                    "proxies", "bucket_weights")
 DEVICE = ["cuda"]  # the device of the table's rows (--device)
 ROWS: list[dict] = []
 FAILURES: list[str] = []
@@ -106,7 +110,10 @@ def error(algorithm: str, value: np.ndarray, expected: np.ndarray) -> float:
     return float(np.count_nonzero(value != expected))
 
 
-def run_one(graph, label: str, algorithm: str, schedule: str, expected, device: str, repeat: int = 2, **options):
+def run_one(graph, label: str, algorithm: str, schedule: str, expected, device: str, repeat: int = 2,
+            marks: dict | None = None, **options):
+    """``solve`` with ``options``, timed (the median of the runs after the first) and checked; the
+    row gets ``marks`` too (what the options were chosen as)."""
     params = parameters(graph, algorithm)
     result = None
     times = []
@@ -123,7 +130,7 @@ def run_one(graph, label: str, algorithm: str, schedule: str, expected, device: 
         FAILURES.append(f"{label} {algorithm} {schedule} {device}: error {err}")
     stats = result.stats
     row = {"graph": label, "algorithm": algorithm, "schedule": schedule, "device": device, "error": err, "ok": ok,
-           **{k: v for k, v in options.items()}, **{k: v for k, v in stats.items() if not isinstance(v, str)}}
+           **options, **(marks or {}), **{k: v for k, v in stats.items() if not isinstance(v, str)}}
     ROWS.append(row)
     log(f"{label:24s} {algorithm:10s} {schedule:9s} {device:4s} {'ok ' if ok else 'BAD'} err={err:.2e} "
         f"time={stats['seconds'] * 1e3:9.2f} ms rounds={stats['rounds']:5d} updates={stats['vertex_updates']:11d} "
@@ -219,6 +226,33 @@ def weighted_table() -> str:
     return "\n".join(lines) if len(lines) > 2 else ""
 
 
+def bucket_rows(graph, label: str, device: str, factors: list[float], repeat: int) -> None:
+    """Section 8: SSSP with the ``path`` schedule and each bucket width (``factors`` times the
+    mean arc weight)."""
+    expected = reference(graph, "sssp", parameters(graph, "sssp"))
+    mean = float(to_numpy(graph.weights).mean()) if graph.weights is not None else 1.0
+    for factor in factors:
+        run_one(graph, label, "sssp", "path", expected, device, repeat, marks={"bucket_weights": factor},
+                bucket_width=factor * mean)
+
+
+def bucket_table() -> str:
+    """Section 8: per graph and bucket width, SSSP's time and updates against ``bsp`` and
+    ``async`` on the same graph."""
+    rows = [r for r in ROWS if "bucket_weights" in r and r["device"] == DEVICE[0]]
+    base = {(r["graph"], r["schedule"]): r for r in ROWS if r.get("algorithm") == "sssp"
+            and r["device"] == DEVICE[0] and not set(ABLATION_OPTIONS) & set(r)}
+    lines = ["| graph | bucket width (mean weights) | time (ms) | rounds | vertex updates | updates / bsp "
+             "| time / async |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        bsp, asynchronous = base.get((row["graph"], "bsp")), base.get((row["graph"], "async"))
+        lines.append(f"| {row['graph']} | {row['bucket_weights']:g} | {row['seconds'] * 1e3:.2f} | {row['rounds']} | "
+                     f"{row['vertex_updates']:,} | "
+                     + (f"{row['vertex_updates'] / max(bsp['vertex_updates'], 1):.3f}" if bsp else "") + " | "
+                     + (f"{row['seconds'] / max(asynchronous['seconds'], 1e-12):.2f}" if asynchronous else "") + " |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def proxy_rows(graph, label: str, device: str, proxies: list[int], repeat: int) -> None:
     """Section 6: every algorithm with the ``path`` schedule and each count of proxies."""
     for count in proxies:
@@ -283,11 +317,14 @@ def main() -> int:
     parser.add_argument("--weighted", default="cnr-2000.txt.gz,soc-Slashdot0902.txt.gz,pace-FLA.gr.xz",
                         help="section 7: graphs for weighted SSSP, comma-separated ('' skips it)")
     parser.add_argument("--weighted-only", action="store_true", help="section 7 alone")
+    parser.add_argument("--bucket-weights", default="",
+                        help="section 8: bucket widths in mean arc weights, comma-separated (inf: none)")
     parser.add_argument("--pieces-only", action="store_true",
                         help="section 5 alone on the table graphs, with bsp and async PageRank for reference")
     args = parser.parse_args()
     pieces = [int(count) for count in args.pieces.split(",") if count.strip()]
     proxies = [int(count) for count in args.proxies.split(",") if count.strip()]
+    buckets = [float(factor) for factor in args.bucket_weights.split(",") if factor.strip()]
     DEVICE[0] = args.device
     args.out.mkdir(parents=True, exist_ok=True)
     warm = gg.rmat(8, device=args.device)
@@ -340,6 +377,14 @@ def main() -> int:
             continue
         graph = weighted(gg.load(args.datasets / name, device=args.device))
         check_graph(graph, name + WEIGHTED, args.device, algorithms=("sssp",), repeat=args.repeat)
+        bucket_rows(graph, name + WEIGHTED, args.device, buckets, args.repeat)
+        del graph
+        save(args.out)
+    for name in TABLE_GRAPHS if buckets and not (args.pieces_only or args.proxies_only) else ():
+        graph = gg.load(args.datasets / name, device=args.device)
+        if args.weighted_only:  # the table's bsp and async rows are not there
+            check_graph(graph, name, args.device, schedules=("bsp", "async"), algorithms=("sssp",), repeat=args.repeat)
+        bucket_rows(graph, name, args.device, buckets, args.repeat)
         del graph
         save(args.out)
     if not args.quick and not args.pieces_only and not args.proxies_only and not args.weighted_only:
@@ -350,6 +395,7 @@ def main() -> int:
     print(layout_table())
     print(proxies_table())
     print(weighted_table())
+    print(bucket_table())
     save(args.out)
     log(f"{len(ROWS)} runs, {len(FAILURES)} failures")
     for failure in FAILURES:
