@@ -215,7 +215,8 @@ def weighted(graph):
 def weighted_table() -> str:
     """Section 7: weighted SSSP per graph and schedule, updates against ``bsp``, time against
     ``async``."""
-    rows = {(r["graph"], r["schedule"]): r for r in ROWS if r["graph"].endswith(WEIGHTED) and r["device"] == DEVICE[0]}
+    rows = {(r["graph"], r["schedule"]): r for r in ROWS if r["graph"].endswith(WEIGHTED) and r["device"] == DEVICE[0]
+            and not set(ABLATION_OPTIONS) & set(r)}
     lines = ["| graph | schedule | time (ms) | rounds | vertex updates | updates / bsp "
              "| time / async |", "|---|---|---:|---:|---:|---:|---:|"]
     for (label, schedule), row in rows.items():

@@ -6,6 +6,8 @@ the value it has. Sections are owned by the layer named in their heading.
 
 from __future__ import annotations
 
+import math
+
 # --- backend -------------------------------------------------------------------------------------
 #: Environment variable that picks the device when a call passes ``device=None``.
 DEVICE_ENV_VAR = "GPUGRAPH_DEVICE"
@@ -286,8 +288,11 @@ PATH_MIN_PROXY_VERTICES = 64
 PATH_PROXY_SLOTS = 512
 #: Width of a MIN program's buckets in the path rounds, in mean arc weights: a round sends only
 #: the states within this of the least state left to send (``solve(bucket_width=...)``; as in
-#: delta-stepping). Measured on one H100 (docs/path-engine.md, "Buckets for MIN programs").
-PATH_MIN_BUCKET_WEIGHTS = 4.0
+#: delta-stepping). Off (infinite) by default: on one H100 a width of 4 cut SSSP's vertex updates
+#: on cnr-2000 with weights 1-100 from 0.40 to 0.24 of ``bsp``'s but took 18.2 ms against 12.5
+#: (pace-FLA: 0.15 -> 0.06, 183 ms against 86), each extra round a pass over every vertex and
+#: chunk (docs/path-engine.md, "Buckets for MIN programs").
+PATH_MIN_BUCKET_WEIGHTS = math.inf
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
 #: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this

@@ -223,10 +223,12 @@ def test_minimum_programs_use_proxies_by_default_and_the_others_do_not():
 
 
 @pytest.mark.parametrize("width", [None, 1.0, 3.0, 1e9])
-def test_buckets_keep_sssp_exact_and_fewer_widths_update_fewer_vertices(width):
+def test_buckets_keep_sssp_exact_and_narrow_ones_update_fewer_vertices(width, monkeypatch):
     """MIN programs' buckets (``bucket_width``): every width, with and without layered dispatch
-    and per-round listing (``profile``), gives ``bsp``'s distances; the default width is
-    reported, ``math.inf`` turns the buckets off."""
+    and per-round listing (``profile``), gives ``bsp``'s distances; ``None`` takes
+    ``config.PATH_MIN_BUCKET_WEIGHTS`` mean weights (set to 2 here; infinite, no buckets, by
+    default), ``math.inf`` turns the buckets off."""
+    monkeypatch.setattr(engine.config, "PATH_MIN_BUCKET_WEIGHTS", 2.0)
     graph = random_graph(n=300, m=2400, seed=5, weighted=True)
     expected = solve(graph, "sssp", schedule="bsp", source=0)["distance"]
     for schedule, options in (("path", {}), ("path-w", {}), ("path", {"layered": True}),
@@ -234,12 +236,13 @@ def test_buckets_keep_sssp_exact_and_fewer_widths_update_fewer_vertices(width):
         result = solve(graph, "sssp", schedule=schedule, source=0, bucket_width=width, **options)
         assert result.stats["converged"] and np.array_equal(result["distance"], expected), (schedule, options)
         mean_weight = float(np.asarray(graph.weights).mean())
-        assert result.stats["bucket_width"] == pytest.approx(
-            width if width is not None else engine.config.PATH_MIN_BUCKET_WEIGHTS * mean_weight)
+        assert result.stats["bucket_width"] == pytest.approx(width if width is not None else 2.0 * mean_weight)
     plain = solve(graph, "sssp", schedule="path", source=0, bucket_width=np.inf)
     assert "bucket_width" not in plain.stats and np.array_equal(plain["distance"], expected)
     narrow = solve(graph, "sssp", schedule="path", source=0, bucket_width=1.0)
     assert narrow.stats["vertex_updates"] <= plain.stats["vertex_updates"]
+    monkeypatch.undo()
+    assert "bucket_width" not in solve(graph, "sssp", schedule="path", source=0).stats  # off by default
 
 
 def test_buckets_leave_other_programs_alone_and_reject_widths_below_zero():

@@ -102,9 +102,10 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         many were used.
     bucket_width:
         Path schedules, MIN programs (SSSP): a round sends only the states within this of the
-        least state left to send, the others wait (buckets, as in delta-stepping). ``None``:
-        :data:`gpugraph.config.PATH_MIN_BUCKET_WEIGHTS` times the mean arc weight; ``math.inf``:
-        every state is sent at once. ``stats["bucket_width"]`` says what ran.
+        least state left to send, the others wait (buckets, as in delta-stepping): fewer vertex
+        updates, more rounds. ``None``: :data:`gpugraph.config.PATH_MIN_BUCKET_WEIGHTS` times
+        the mean arc weight (by default no buckets); ``math.inf``: every state is sent at once.
+        ``stats["bucket_width"]`` says what ran.
     **parameters:
         The algorithm's parameters.
 
@@ -180,12 +181,13 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
 def _bucket_width(program, width: float | None) -> float:
     """The bucket width a MIN program's path rounds use (``solve``'s ``bucket_width``): ``width``,
     or :data:`gpugraph.config.PATH_MIN_BUCKET_WEIGHTS` times the mean arc weight (no buckets
-    for a graph without arcs or with zero weights); ``math.inf`` for other programs."""
+    when that is infinite, the default, or the graph has no arcs or only zero weights);
+    ``math.inf`` for other programs."""
     if program.kind != MIN:
         return np.inf
     if width is None:
         mean = float(program.arc_values.mean()) if program.arc_values.size else 0.0
-        return config.PATH_MIN_BUCKET_WEIGHTS * mean if mean > 0 else np.inf
+        return config.PATH_MIN_BUCKET_WEIGHTS * mean if mean > 0 and config.PATH_MIN_BUCKET_WEIGHTS < np.inf else np.inf
     if not float(width) > 0:  # NaN too
         raise InvalidParameterError(f"bucket_width must be > 0 (math.inf: no buckets); got {width}")
     return float(width)
