@@ -33,14 +33,16 @@ def _kernels():
             for out, ids in (("int32", i32), ("int64", i64))
             for name, kernel, signature in (
                 ("bucket_bound", _rounds_cuda.bucket_bound, (u8, u8, f64, f64)),
-                ("wake_all", _rounds_cuda.wake_all,
-                 (u8, types.boolean, u8, f64, f64, types.float64, i64, i64, i64, i64)),
+                ("wake_all", _rounds_cuda.wake_all, (u8, i64, i64, i64, i64)),
+                ("wake_bucketed", _rounds_cuda.wake_bucketed, (u8, u8, f64, f64, types.float64, i64, i64, i64, i64)),
                 ("path_round", _rounds_cuda.path_round,
-                 (types.int64, i64, i64, i64, ids, f64, f64, f64, i64, types.float64, u8, u8, f64, types.float64,
-                  types.int64, i64)),
+                 (types.int64, i64, i64, i64, ids, f64, f64, f64, i64, types.float64, u8, types.int64, i64)),
                 ("path_round_proxies", _rounds_cuda.path_round_proxies,
+                 (types.int64, types.boolean, i64, i64, i64, ids, f64, f64, f64, i64, types.float64, u8, types.int64,
+                  i64, types.int16[:], i64)),
+                ("path_round_buckets", _rounds_cuda.path_round_buckets,
                  (types.int64, types.boolean, i64, i64, i64, ids, f64, f64, f64, i64, types.float64, u8, u8, f64,
-                  types.float64, types.int64, i64, types.int16[:], i64)),
+                  types.float64, types.int64, i64)),
                 ("vertex_round", _rounds_cuda.vertex_round,
                  (types.int64, types.boolean, i64, i64, ids, f64, f64, f64, f64, u8, i64, types.float64, u8, i64)),
             )

@@ -256,14 +256,15 @@ def test_buckets_leave_other_programs_alone_and_reject_widths_below_zero():
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
 def test_buckets_keep_sssp_exact_on_the_cuda_kernels_under_the_simulator():
-    """The CUDA wake with buckets (:func:`bucket_bound`, then only states within the width) and
-    the walks that leave the others pending: the distances of ``bsp``, rounds launched ahead
-    and listed by the host, with and without proxies."""
+    """The CUDA wake with buckets (``bucket_bound``, then only states within the width) and the
+    walks that leave the others pending: the distances of ``bsp``, rounds launched ahead and
+    listed by the host; proxies are not used with buckets."""
     graph = random_graph(n=24, m=90, seed=2, device="cuda", weighted=True)
     expected = solve(graph.to("cpu"), "sssp", schedule="bsp", source=0)["distance"]
-    for options in ({}, {"profile": True}, {"proxies": 0}, {"layered": True}):
+    for options in ({}, {"profile": True}, {"proxies": 6}, {"layered": True}):
         result = solve(graph, "sssp", schedule="path", source=0, bucket_width=2.0, **options)
         assert result.stats["converged"] and np.array_equal(result["distance"], expected), options
+        assert result.stats["proxy_vertices"] == 0
 
 
 def test_proxies_are_the_hottest_vertices_and_the_cpu_ignores_them():
@@ -304,8 +305,8 @@ def test_cuda_path_rounds_compile_to_ptx(ptx_of):
     offsets, chunk_offsets = np.arange(0, positions + 1, 3, dtype=np.int64), np.arange(chunks + 1, dtype=np.int64)
     vertices, floats = np.zeros(positions, dtype=np.int64), np.zeros(n)
     tail = (chunk_offsets, offsets, vertices, np.ones(positions), np.zeros(positions), floats,
-            np.zeros(n, dtype=np.int64), np.float64(0.0), np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8),
-            np.zeros(1), np.float64(np.inf), np.int64(4), np.zeros(2, dtype=np.int64))
+            np.zeros(n, dtype=np.int64), np.float64(0.0), np.zeros(n, dtype=np.uint8), np.int64(4),
+            np.zeros(2, dtype=np.int64))
     arc_proxy = np.full(positions, -1, dtype=np.int16)
     listed, active, hot = np.arange(chunks, dtype=np.int64), np.ones(chunks, dtype=np.int64), np.zeros(2, np.int64)
     for kernel, arguments, proxies in ((kernels.path_round, (listed, *tail), False),

@@ -41,36 +41,62 @@ def bucket_bound(changed, pending, x, bound):
 
 
 @cuda.jit(cache=True)
-def wake_all(changed, bucketed, pending, x, bound, width, source_offsets, source_chunks, activity, woken):
+def wake_all(changed, source_offsets, source_chunks, activity, woken):
     """One thread per vertex: a vertex changed in the last round (``changed``, cleared here)
     adds 1 to ``activity[c]`` for each of its out-arcs, ``c`` the chunk that sends along it; the
-    vertices changed and the out-arcs woken are added to ``woken[0]`` and ``woken[1]``.
-    ``bucketed`` (a MIN program's buckets, after :func:`bucket_bound`): the vertices changed or
-    ``pending`` wake only with a state within ``width`` of ``bound[0]``; the others are left
-    pending, one each added to ``woken[1]`` (CPU twin: ``Kernels.wake_all`` of
+    vertices woken and their out-arcs are added to ``woken[0]`` and ``woken[1]``."""
+    block_totals = _cleared_block_totals()
+    v = thread_index()
+    vertices = 0
+    arcs = 0
+    if v < changed.shape[0] and changed[v] != 0:
+        changed[v] = 0
+        vertices = 1
+        arcs = _wake_chunks_of(v, source_offsets, source_chunks, activity)
+    _add_block_totals(block_totals, vertices, arcs, woken)
+
+
+@cuda.jit(cache=True)
+def wake_bucketed(changed, pending, x, bound, width, source_offsets, source_chunks, activity, woken):
+    """:func:`wake_all` with a MIN program's buckets, after :func:`bucket_bound`: the vertices
+    changed or ``pending`` wake only with a state within ``width`` of ``bound[0]``; the others
+    are left pending, one each added to ``woken[1]`` (CPU twin: ``Kernels.wake_all`` of
     :mod:`gpugraph.engines.path._rounds_cpu`)."""
+    block_totals = _cleared_block_totals()
+    v = thread_index()
+    vertices = 0
+    waiting = 0
+    if v < changed.shape[0] and (changed[v] != 0 or pending[v] != 0):
+        if changed[v] != 0:
+            changed[v] = 0
+            vertices = 1
+        if x[v] <= bound[0] + width:
+            pending[v] = 0
+            waiting = _wake_chunks_of(v, source_offsets, source_chunks, activity)
+        else:
+            pending[v] = 1
+            waiting = 1
+    _add_block_totals(block_totals, vertices, waiting, woken)
+
+
+@cuda.jit(device=True, inline=True)
+def _cleared_block_totals():
+    """The block's two shared counters (arcs loaded and delivered, or vertices and arcs woken),
+    zeroed before any thread of the block adds to them."""
     block_totals = cuda.shared.array(2, np.int64)
     if cuda.threadIdx.x < 2:
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
-    v = thread_index()
-    vertices = 0
-    arcs = 0
-    if v < changed.shape[0]:
-        wakes = changed[v] != 0
-        if wakes:
-            changed[v] = 0
-            vertices = 1
-        if bucketed and (wakes or pending[v] != 0):
-            wakes = x[v] <= bound[0] + width
-            pending[v] = 0 if wakes else 1
-            if not wakes:
-                arcs = 1
-        if wakes:
-            arcs = source_offsets[v + 1] - source_offsets[v]
-            for e in range(source_offsets[v], source_offsets[v + 1]):
-                cuda.atomic.add(activity, source_chunks[e], 1)
-    _add_block_totals(block_totals, vertices, arcs, woken)
+    return block_totals
+
+
+@cuda.jit(device=True, inline=True)
+def _wake_chunks_of(v, source_offsets, source_chunks, activity):
+    """``activity[c] += 1`` for each out-arc of ``v``, ``c`` the chunk that sends along it;
+    returns the arcs."""
+    for e in range(source_offsets[v], source_offsets[v + 1]):
+        cuda.atomic.add(activity, source_chunks[e], 1)
+    return source_offsets[v + 1] - source_offsets[v]
 
 
 @cuda.jit(device=True)
@@ -126,10 +152,11 @@ def _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed):
                 changed[v] = 1
 
 
-def _walkers(proxies: bool):
+def _walkers(proxies: bool, buckets: bool):
     """The device functions that walk this thread's chunk: ``(walk_listed, walk_active)``, with
-    the proxies' branches compiled in (``proxies``, a constant of the compiled code) or left out, so
-    that the rounds without proxies carry none of their code or registers."""
+    the proxies' and the buckets' branches compiled in (``proxies``, ``buckets``: constants of
+    the compiled code) or left out, so that the plain rounds carry none of their code, registers
+    or arguments."""
 
     @cuda.jit(device=True, inline=True)
     def walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, pending,
@@ -138,13 +165,14 @@ def _walkers(proxies: bool):
         :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates); returns the
         arcs loaded and delivered. With ``proxies``, ``arc_proxy[j]`` is the block's proxy slot in
         ``proxy`` of the vertex arc ``j`` enters, or -1; a delivery to a proxy wakes nothing yet
-        (without, neither array is read)."""
+        (without, neither array is read). With ``buckets``, a MIN state above ``bound[0] + width``
+        is not sent and ``pending[u]`` is set (without, neither is read)."""
         loaded = 0
         delivered = 0
         first = offsets[chunk_offsets[c]]
         last = offsets[chunk_offsets[c + 1]]
         k = np.int64(threshold)
-        limit = bound[0] + width
+        limit = bound[0] + width if buckets else np.inf
         for sweep in range(sweeps):
             fed_back = False
             for p in range(chunk_offsets[c], chunk_offsets[c + 1]):
@@ -170,7 +198,7 @@ def _walkers(proxies: bool):
                             delivered += 1
                     elif kind == 1:
                         state = x[u]
-                        if state < sent[j] and state > limit:
+                        if buckets and state < sent[j] and state > limit:
                             pending[u] = 1
                         elif state < sent[j]:
                             sent[j] = state
@@ -227,29 +255,31 @@ def _walkers(proxies: bool):
     return walk_listed, walk_active
 
 
-# Without proxies the walks read neither ``arc_proxy`` nor ``proxy``: the plain rounds pass any
-# arrays of the right kinds (``chunk_offsets`` and ``x``).
-_walk_listed, _walk_active = _walkers(False)
-_walk_listed_proxies, _walk_active_proxies = _walkers(True)
+# Without proxies the walks read neither ``arc_proxy`` nor ``proxy``, without buckets neither
+# ``pending`` nor ``bound``: the rounds pass any arrays of the right kinds in their place
+# (``chunk_offsets`` and ``x``, ``changed`` and ``x``).
+_walk_listed, _walk_active = _walkers(False, False)
+_walk_listed_proxies, _walk_active_proxies = _walkers(True, False)
+_walk_listed_buckets, _walk_active_buckets = _walkers(False, True)
+_NO_WIDTH = np.inf
 
 
 @cuda.jit(cache=True)
 def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-               threshold, changed, pending, bound, width, sweeps, totals):
-    """One thread per dispatched chunk of ``chunks``, each walked in order (:func:`_walkers`;
-    MIN: a state above ``bound[0] + width`` waits, ``pending[u]`` set)."""
+               threshold, changed, sweeps, totals):
+    """One thread per dispatched chunk of ``chunks``, each walked in order (:func:`_walkers`)."""
     block_totals = cuda.shared.array(2, np.int64)
     if cuda.threadIdx.x < 2:
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
     loaded, delivered = _walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                     threshold, changed, pending, bound, width, sweeps, chunk_offsets, x)
+                                     threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
 @cuda.jit(cache=True)
 def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                      threshold, changed, pending, bound, width, sweeps, totals):
+                      threshold, changed, sweeps, totals):
     """One thread per chunk of the layout, in stored order: an active chunk is walked by
     :func:`_walkers`, the others return at once. No list of the active chunks, so no host round
     trip between rounds."""
@@ -258,13 +288,13 @@ def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, 
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
     loaded, delivered = _walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                     threshold, changed, pending, bound, width, sweeps, chunk_offsets, x)
+                                     threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
 @cuda.jit(cache=True)
 def path_round_proxies(kind, listed, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
-                       threshold, changed, pending, bound, width, sweeps, totals, arc_proxy, proxy_vertex):
+                       threshold, changed, sweeps, totals, arc_proxy, proxy_vertex):
     """:func:`path_round` (``listed``: ``selection`` lists the chunks) or :func:`path_round_active`
     (``selection`` is the activity) through the block's shared-memory proxies of
     ``proxy_vertex``: kernels of their own, so that rounds without proxies reserve no shared
@@ -276,13 +306,31 @@ def path_round_proxies(kind, listed, selection, chunk_offsets, offsets, vertices
     _clear_proxies(kind, proxy, proxy_vertex)
     if listed:
         loaded, delivered = _walk_listed_proxies(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
-                                                 count, threshold, changed, pending, bound, width, sweeps, arc_proxy,
+                                                 count, threshold, changed, changed, x, _NO_WIDTH, sweeps, arc_proxy,
                                                  proxy)
     else:
         loaded, delivered = _walk_active_proxies(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
-                                                 count, threshold, changed, pending, bound, width, sweeps, arc_proxy,
+                                                 count, threshold, changed, changed, x, _NO_WIDTH, sweeps, arc_proxy,
                                                  proxy)
     _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed)
+    _add_block_totals(block_totals, loaded, delivered, totals)
+
+
+@cuda.jit(cache=True)
+def path_round_buckets(kind, listed, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
+                       threshold, changed, pending, bound, width, sweeps, totals):
+    """:func:`path_round` or :func:`path_round_active` (``listed`` as for
+    :func:`path_round_proxies`) with a MIN program's buckets, without proxies: a state above
+    ``bound[0] + width`` waits, ``pending[u]`` set."""
+    block_totals = _cleared_block_totals()
+    if listed:
+        loaded, delivered = _walk_listed_buckets(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
+                                                 count, threshold, changed, pending, bound, width, sweeps,
+                                                 chunk_offsets, x)
+    else:
+        loaded, delivered = _walk_active_buckets(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
+                                                 count, threshold, changed, pending, bound, width, sweeps,
+                                                 chunk_offsets, x)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
@@ -350,9 +398,6 @@ class Kernels:
         self.backend = backend
         self.arc_proxy = backend.xp.empty(0, dtype=np.int16)
         self.proxy_vertex = backend.xp.empty(0, dtype=np.int64)
-        self.no_pending = backend.xp.zeros(1, dtype=np.uint8)  # no buckets: never written
-        self.no_bound = backend.xp.zeros(1)
-        self.no_state = backend.xp.zeros(1)
 
     def with_proxies(self, arc_proxy, proxy_vertex):
         """Walks from now on deliver to the vertices ``proxy_vertex`` (at most
@@ -364,24 +409,18 @@ class Kernels:
         if items:  # (an empty round launches nothing)
             launch_cuda_kernel(kernel, self.backend, items, *args)
 
-    def _buckets(self, buckets):
-        """``(pending, bound, width)`` of the kernels: ``buckets``' arrays, or none."""
-        if buckets is None:
-            return self.no_pending, self.no_bound, np.float64(np.inf)
-        return buckets.pending, buckets.bound, np.float64(buckets.width)
-
     def wake_all(self, changed, buckets, source_offsets, source_chunks, activity, woken):
         """Wake the chunks of the vertices in ``changed`` and clear it; count the vertices and
         their arcs into ``woken`` (two cells), all on the device; with ``buckets`` (MIN
         programs), first their bound (:func:`bucket_bound`), then only the states within their
-        width of it."""
-        if buckets is not None:
-            buckets.bound.fill(np.inf)
-            self._launch(bucket_bound, changed.size, changed, buckets.pending, buckets.x, buckets.bound)
-        pending, bound, width = self._buckets(buckets)
-        self._launch(wake_all, changed.size, changed, buckets is not None, pending,
-                     self.no_state if buckets is None else buckets.x, bound, width, source_offsets, source_chunks,
-                     activity, woken)
+        width of it (:func:`wake_bucketed`)."""
+        if buckets is None:
+            self._launch(wake_all, changed.size, changed, source_offsets, source_chunks, activity, woken)
+            return
+        buckets.bound.fill(np.inf)
+        self._launch(bucket_bound, changed.size, changed, buckets.pending, buckets.x, buckets.bound)
+        self._launch(wake_bucketed, changed.size, changed, buckets.pending, buckets.x, buckets.bound,
+                     np.float64(buckets.width), source_offsets, source_chunks, activity, woken)
 
     def path_round_active(self, kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
                           threshold, changed, buckets, sweeps, totals):
@@ -398,14 +437,18 @@ class Kernels:
     def _walk_round(self, plain, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
                     threshold, changed, buckets, sweeps, totals):
         """A round of ``plain`` (:func:`path_round` if ``listed``, else :func:`path_round_active`),
-        or of :func:`path_round_proxies` when there are proxies."""
-        arguments = (selection, chunk_offsets, offsets, vertices, values, sent, x, count, np.float64(threshold),
-                     changed, *self._buckets(buckets), np.int64(sweeps), totals)
-        if self.proxy_vertex.size:
-            self._launch(path_round_proxies, selection.size, np.int64(kind), listed, *arguments, self.arc_proxy,
+        or of the kernel with buckets (:func:`path_round_buckets`) or proxies
+        (:func:`path_round_proxies`) when the run has them."""
+        arrays = (selection, chunk_offsets, offsets, vertices, values, sent, x, count, np.float64(threshold), changed)
+        tail = (np.int64(sweeps), totals)
+        if buckets is not None:
+            self._launch(path_round_buckets, selection.size, np.int64(kind), listed, *arrays, buckets.pending,
+                         buckets.bound, np.float64(buckets.width), *tail)
+        elif self.proxy_vertex.size:
+            self._launch(path_round_proxies, selection.size, np.int64(kind), listed, *arrays, *tail, self.arc_proxy,
                          self.proxy_vertex)
         else:
-            self._launch(plain, selection.size, np.int64(kind), *arguments)
+            self._launch(plain, selection.size, np.int64(kind), *arrays, *tail)
 
     def vertex_round(self, kind, synchronous, frontier, indptr, indices, values, x, residual, incoming, pending,
                      count, threshold, changed, totals):

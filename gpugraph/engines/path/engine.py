@@ -105,7 +105,7 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         least state left to send, the others wait (buckets, as in delta-stepping): fewer vertex
         updates, more rounds. ``None``: :data:`gpugraph.config.PATH_MIN_BUCKET_WEIGHTS` times
         the mean arc weight (by default no buckets); ``math.inf``: every state is sent at once.
-        ``stats["bucket_width"]`` says what ran.
+        ``stats["bucket_width"]`` says what ran. With buckets the walks use no proxies.
     **parameters:
         The algorithm's parameters.
 
@@ -295,7 +295,7 @@ class _PathRounds:
         if program.kind == MIN and bucket_width < np.inf:
             self.buckets = _Buckets(self.x, xp.zeros(self.x.size, dtype=np.uint8), xp.zeros(1), bucket_width)
         self.proxies = 0
-        if proxies and backend.is_cuda:
+        if proxies and backend.is_cuda and self.buckets is None:
             arc_proxy, hot = _proxy_slots(layout, program.initial.size, proxies)
             if hot.size:
                 kernels.with_proxies(backend.asarray(arc_proxy), backend.asarray(hot))
