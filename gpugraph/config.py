@@ -289,8 +289,8 @@ PATH_PROXY_SLOTS = 512
 #: Width of a MIN program's buckets in the path rounds, in mean arc weights: a round sends only
 #: the states within this of the least state left to send (``solve(bucket_width=...)``; as in
 #: delta-stepping). Off (infinite) by default: on one H100 a width of 4 cut SSSP's vertex updates
-#: on cnr-2000 with weights 1-100 from 0.40 to 0.24 of ``bsp``'s but took 18.2 ms against 12.5
-#: (pace-FLA: 0.15 -> 0.06, 183 ms against 86), each extra round a pass over every vertex and
+#: on cnr-2000 with weights 1-100 from 0.41 to 0.24 of ``bsp``'s but took 18.1 ms against 12.2
+#: (pace-FLA: 0.14 -> 0.06, 241 ms against 90), each extra round a pass over every vertex and
 #: chunk (docs/path-engine.md, "Buckets for MIN programs").
 PATH_MIN_BUCKET_WEIGHTS = math.inf
 
