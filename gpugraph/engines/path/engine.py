@@ -372,13 +372,12 @@ class _PathRounds:
         and a walk over every chunk (the active ones run, in stored order); :func:`_rounds_ahead`
         rounds are launched before the host reads the rows, and it stops at the first wake that
         marked no chunk (the rounds launched after it find nothing to do). ``path`` with more
-        chunks than the GPU keeps resident: the first round and, while the last wake read left
-        more active chunks than that (counted on the device), the next rounds go one at a time,
-        the host listing the active chunks in priority order (:meth:`_dispatch`), as large
-        rounds need. Same rounds, updates and counts as :meth:`run`."""
+        chunks than the GPU keeps resident: while the last wake read marked more arcs than that,
+        rounds go one at a time, the host listing the active chunks in priority order
+        (:meth:`_dispatch`), as large rounds need. Same rounds, updates and counts as :meth:`run`."""
         xp, kernels, program = self.xp, self.kernels, self.program
         totals = xp.zeros(2, dtype=np.int64)
-        woken = xp.zeros((max_rounds + 1, 3), dtype=np.int64)  # per wake: vertices, their arcs, active chunks
+        woken = xp.zeros((max_rounds + 1, 2), dtype=np.int64)  # per wake: vertices, their arcs
         self.activity[:] = 0
         launched = 0
         one_at_a_time = self.may_prioritise  # the first rounds are often the largest
@@ -387,8 +386,6 @@ class _PathRounds:
             for wake in range(launched, end):
                 kernels.wake_all(self.changed, self.buckets, self.source_offsets, self.source_chunks, self.activity,
                                  woken[wake])
-                if self.may_prioritise:  # on the device: the host reads it with the other counts
-                    woken[wake, 2] = xp.count_nonzero(self.activity)
                 if wake == max_rounds:
                     break
                 arguments = (self.chunk_offsets, self.offsets, self.vertices, self.values, self.sent, self.x,
@@ -404,7 +401,7 @@ class _PathRounds:
             quiet = np.flatnonzero(counts[:, 1] == 0)
             if quiet.size or launched > max_rounds:
                 break
-            one_at_a_time = self.may_prioritise and counts[-1, 2] > self.priority_min_chunks
+            one_at_a_time = self.may_prioritise and counts[-1, 1] > self.priority_min_chunks
         converged = bool(quiet.size)
         rounds = int(quiet[0]) if converged else max_rounds
         totals = to_numpy(totals)
