@@ -372,9 +372,12 @@ class _PathRounds:
         and a walk over every chunk (the active ones run, in stored order); :func:`_rounds_ahead`
         rounds are launched before the host reads the rows, and it stops at the first wake that
         marked no chunk (the rounds launched after it find nothing to do). ``path`` with more
-        chunks than the GPU keeps resident: while the last wake read marked more arcs than that,
-        rounds go one at a time, the host listing the active chunks in priority order
-        (:meth:`_dispatch`), as large rounds need. Same rounds, updates and counts as :meth:`run`."""
+        chunks than the GPU keeps resident: the first round goes one at a time, the host listing
+        the active chunks in priority order (:meth:`_dispatch`), as large rounds need, and so
+        does each next round while the last one listed had more active chunks than that, or,
+        after rounds launched ahead, while the last wake read marked more arcs than that (the
+        chunks are not counted there: it would take a launch a round). Same rounds, updates and
+        counts as :meth:`run`."""
         xp, kernels, program = self.xp, self.kernels, self.program
         totals = xp.zeros(2, dtype=np.int64)
         woken = xp.zeros((max_rounds + 1, 2), dtype=np.int64)  # per wake: vertices, their arcs
@@ -401,7 +404,9 @@ class _PathRounds:
             quiet = np.flatnonzero(counts[:, 1] == 0)
             if quiet.size or launched > max_rounds:
                 break
-            one_at_a_time = self.may_prioritise and counts[-1, 1] > self.priority_min_chunks
+            # the active chunks when the host listed them, else the arcs woken (an upper bound)
+            largest = chosen.size if one_at_a_time else counts[-1, 1]
+            one_at_a_time = self.may_prioritise and largest > self.priority_min_chunks
         converged = bool(quiet.size)
         rounds = int(quiet[0]) if converged else max_rounds
         totals = to_numpy(totals)
