@@ -191,6 +191,9 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="run pagerank, adsorption, sssp or kcore on DiGraph's path engine or one of "
                           "its baselines (docs/path-engine.md) instead of the library algorithm")
     run.add_argument("--k", type=int, default=None, help="kcore with --engine: membership of the k-core")
+    run.add_argument("--bucket-width", type=float, default=None, metavar="W",
+                     help="sssp with --engine path or path-w: each round sends only the distances within W of "
+                          "the least one left (delta-stepping: fewer vertex updates, more rounds; default none)")
     run.add_argument("--gpus", type=int, default=None, metavar="N",
                      help="run bfs, sssp, wcc, pagerank or kcore on N ranks of this host: one GPU each, "
                           "or N CPU processes over Gloo with --device cpu (docs/distributed.md); under "
@@ -520,6 +523,8 @@ def _runner(args, spec, module, graph, parameters):
     per-vertex value it returns."""
     if args.gpus is not None or _under_torchrun():
         return _distributed_runner(args, spec, graph, parameters)
+    if args.bucket_width is not None and (spec.name != "sssp" or args.engine not in ("path", "path-w")):
+        raise InvalidParameterError("--bucket-width applies to sssp with --engine path or path-w")
     if args.engine is None:
         if args.k is not None:
             raise InvalidParameterError("--k applies to kcore with --engine")
@@ -533,6 +538,8 @@ def _runner(args, spec, module, graph, parameters):
         parameters["k"] = args.k
     elif args.k is not None:
         raise InvalidParameterError("--k applies to kcore with --engine")
+    if args.bucket_width is not None:
+        parameters["bucket_width"] = args.bucket_width
     value = {"pagerank": "rank", "adsorption": "score", "sssp": "distance", "kcore": "in_core"}[spec.name]
     return (lambda: solve(graph, spec.name, schedule=args.engine, **parameters)), value
 

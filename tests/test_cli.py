@@ -75,6 +75,14 @@ def test_run_on_the_path_engine(capsys, tmp_path):
     assert code != 0 and "--engine runs pagerank" in err and "Traceback" not in err
     code, _, err = run_cli(capsys, "run", "kcore", str(edges), "--k", "2", "--device", "cpu")
     assert code != 0 and "--k applies to kcore with --engine" in err
+    code, out, err = run_cli(capsys, "run", "sssp", str(edges), "--source", "10", "--engine", "path",
+                             "--bucket-width", "1", "-o", str(output), "--device", "cpu")
+    assert code == 0 and "bucket_width" in out, err
+    assert output.read_text().splitlines() == ["10\t0", "20\t1", "30\t3"]
+    for bad in (("--engine", "async", "--bucket-width", "1"), ("--bucket-width", "1"),
+                ("--engine", "path", "--bucket-width", "0")):
+        code, _, err = run_cli(capsys, "run", "sssp", str(edges), "--source", "10", *bad, "--device", "cpu")
+        assert code != 0 and "bucket-width" in err.replace("_", "-") and "Traceback" not in err, bad
     code, _, err = run_cli(capsys, "run", "pagerank", str(edges), "--engine", "path", "--max-iterations", "3",
                            "--device", "cpu")
     assert code != 0 and "not max_iterations" in err
