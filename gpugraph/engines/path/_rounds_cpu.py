@@ -44,9 +44,10 @@ def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, 
     carried something; ``v``'s new state is used at once by the next position. ``changed[v]``
     marks a vertex that received more than ``threshold`` (SUM; smaller amounts are added but
     wake nothing) or got a new state (MIN, PEEL). MIN: a state above ``limit`` (the round's
-    bucket bound, :meth:`Kernels.wake_all`) is not sent yet; ``pending[u]`` marks its vertex. The atomics' return values are not waited for
-    (SUM, MIN: a plain read decides whether to send): a walk's steps stay independent memory
-    operations, which matters on the GPU twin of this kernel. A chunk that woke a vertex which
+    bucket bound, :meth:`Kernels.wake_all`) is not sent yet; ``pending[u]`` marks its vertex.
+    The atomics' return values are not waited for (SUM, MIN: a plain read decides whether to
+    send): a walk's steps stay independent memory operations, which matters on the GPU twin of
+    this kernel. A chunk that woke a vertex which
     sends along one of the chunk's own arcs is walked again, at most ``sweeps`` walks in all.
 
     ``work[i]`` receives the arcs examined and the arcs that carried an update for

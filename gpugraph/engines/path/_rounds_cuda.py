@@ -34,7 +34,7 @@ PROXY_SLOTS = config.PATH_PROXY_SLOTS
 @cuda.jit(cache=True)
 def bucket_bound(changed, pending, x, bound):
     """One thread per vertex: ``bound[0]`` (infinite before) lowered to the state of each vertex
-    changed in the last round or pending (a MIN program's buckets, ``wake_all``)."""
+    changed in the last round or pending (a MIN program's buckets, :meth:`Kernels.wake_all`)."""
     v = thread_index()
     if v < changed.shape[0] and (changed[v] != 0 or pending[v] != 0):
         cuda.atomic.min(bound, 0, x[v])
@@ -65,18 +65,18 @@ def wake_bucketed(changed, pending, x, bound, width, source_offsets, source_chun
     block_totals = _cleared_block_totals()
     v = thread_index()
     vertices = 0
-    waiting = 0
+    marked = 0  # the arcs woken, or 1 for a vertex left pending
     if v < changed.shape[0] and (changed[v] != 0 or pending[v] != 0):
         if changed[v] != 0:
             changed[v] = 0
             vertices = 1
         if x[v] <= bound[0] + width:
             pending[v] = 0
-            waiting = _wake_chunks_of(v, source_offsets, source_chunks, activity)
+            marked = _wake_chunks_of(v, source_offsets, source_chunks, activity)
         else:
             pending[v] = 1
-            waiting = 1
-    _add_block_totals(block_totals, vertices, waiting, woken)
+            marked = 1
+    _add_block_totals(block_totals, vertices, marked, woken)
 
 
 @cuda.jit(device=True, inline=True)

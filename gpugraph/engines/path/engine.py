@@ -327,7 +327,7 @@ class _PathRounds:
             return self._run_ahead(max_rounds)
         xp, kernels = self.xp, self.kernels
         totals = xp.zeros(2, dtype=np.int64)
-        woken = xp.zeros((max_rounds + 1, 2), dtype=np.int64)  # per wake: vertices, their arcs
+        woken = xp.zeros((max_rounds + 1, 2), dtype=np.int64)  # per wake: vertices, arcs (+ pending)
         converged, rounds = False, 0
         kernel_seconds = 0.0
         while True:
@@ -380,7 +380,7 @@ class _PathRounds:
         counts as :meth:`run`."""
         xp, kernels, program = self.xp, self.kernels, self.program
         totals = xp.zeros(2, dtype=np.int64)
-        woken = xp.zeros((max_rounds + 1, 2), dtype=np.int64)  # per wake: vertices, their arcs
+        woken = xp.zeros((max_rounds + 1, 2), dtype=np.int64)  # per wake: vertices, arcs (+ pending)
         self.activity[:] = 0
         launched = 0
         one_at_a_time = self.may_prioritise  # the first rounds are often the largest
