@@ -375,15 +375,17 @@ class _PathRounds:
         chunks than the GPU keeps resident: the first round goes one at a time, the host listing
         the active chunks in priority order (:meth:`_dispatch`), as large rounds need, and so
         does each next round while the last one listed had more active chunks than that, or,
-        after rounds launched ahead, while the last wake read marked more arcs than that (the
-        chunks are not counted there: it would take a launch a round). Same rounds, updates and
-        counts as :meth:`run`."""
+        after rounds launched ahead, while the last wake read marked more arcs than that many
+        chunks hold at the arcs per active chunk of the last round listed (the chunks are not
+        counted there: it would take a launch a round; an estimate off only changes the order).
+        Same rounds, updates and counts as :meth:`run`."""
         xp, kernels, program = self.xp, self.kernels, self.program
         totals = xp.zeros(2, dtype=np.int64)
         woken = xp.zeros((max_rounds + 1, 2), dtype=np.int64)  # per wake: vertices, arcs (+ pending)
         self.activity[:] = 0
         launched = 0
         one_at_a_time = self.may_prioritise  # the first rounds are often the largest
+        spread = 1.0  # arcs woken per active chunk in the last round the host listed
         while True:
             end = min(launched + (1 if one_at_a_time else self.rounds_ahead), max_rounds + 1)
             for wake in range(launched, end):
@@ -404,8 +406,13 @@ class _PathRounds:
             quiet = np.flatnonzero(counts[:, 1] == 0)
             if quiet.size or launched > max_rounds:
                 break
-            # the active chunks when the host listed them, else the arcs woken (an upper bound)
-            largest = chosen.size if one_at_a_time else counts[-1, 1]
+            # the active chunks when the host listed them, else the arcs woken over the arcs per
+            # chunk of the last round listed
+            if one_at_a_time:
+                largest = chosen.size
+                spread = max(counts[-1, 1] / max(chosen.size, 1), 1.0)
+            else:
+                largest = counts[-1, 1] / spread
             one_at_a_time = self.may_prioritise and largest > self.priority_min_chunks
         converged = bool(quiet.size)
         rounds = int(quiet[0]) if converged else max_rounds
