@@ -141,17 +141,16 @@ def path_dependencies(paths, indptr, indices, clock: StageClock | None = None,
     indptr = np.asarray(to_numpy(indptr), dtype=np.int64)
     indices = to_numpy(indices)
     chains = paths if isinstance(paths, LinkedPaths) else paths.unlinked()
-    traversed = chains.traversed
-    n = indptr.size - 1
-    if symmetric:
-        return _symmetric_dependencies(chains, indptr, indices, clock, components)
-    extra, single = np.full(n, -1, dtype=indices.dtype), np.zeros(indices.size, dtype=np.int8)
-    run_cpu_kernel(kernels.path_ends, traversed.vertices, traversed.arcs, traversed.offsets, chains.next_path,
-                   chains.heads, chains.lengths, extra, single)
-    clock.lap("path ends")
     if components is None:
         components = graph_components(indptr, indices)
         clock.lap("SCCs of the graph (Tarjan)")
+    if symmetric:
+        return _symmetric_dependencies(chains, components, clock)
+    traversed = chains.traversed
+    extra, single = np.full(indptr.size - 1, -1, dtype=indices.dtype), np.zeros(indices.size, dtype=np.int8)
+    run_cpu_kernel(kernels.path_ends, traversed.vertices, traversed.arcs, traversed.offsets, chains.next_path,
+                   chains.heads, chains.lengths, extra, single)
+    clock.lap("path ends")
     node_offsets = np.empty(components.count + 1, dtype=np.int64)
     targets, singles = run_cpu_kernel(kernels.component_arcs, indptr, indices, extra, single, components.component,
                                       components.emitted, node_offsets)
@@ -167,13 +166,9 @@ def path_dependencies(paths, indptr, indices, clock: StageClock | None = None,
     return Dependencies(scc=scc, layer=layer, num_sccs=int(num_sccs), largest_scc=int(largest_scc))
 
 
-def _symmetric_dependencies(chains: LinkedPaths, indptr, indices, clock: StageClock,
-                            components: Components | None) -> Dependencies:
+def _symmetric_dependencies(chains: LinkedPaths, components: Components, clock: StageClock) -> Dependencies:
     """:func:`path_dependencies` of a symmetric graph: each chain in the component of its
     first vertex, every one in layer 0."""
-    if components is None:
-        components = graph_components(indptr, indices)
-        clock.lap("SCCs of the graph (Tarjan)")
     scc = np.empty(chains.num_chains, dtype=np.int64)
     blocks = max(1, min(numba.get_num_threads(), chains.num_chains // max(components.count, 1)))  # counts <= chains
     num_sccs, largest_scc = run_cpu_kernel(kernels.chain_components, components.component, components.count,
