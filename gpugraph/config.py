@@ -293,6 +293,14 @@ PATH_PROXY_SLOTS = 512
 #: (pace-FLA: 0.14 -> 0.06, 241 ms against 90), each extra round a pass over every vertex and
 #: chunk (docs/path-engine.md, "Buckets for MIN programs").
 PATH_MIN_BUCKET_WEIGHTS = math.inf
+#: Where the path engine builds a graph's layout when the graph is on a GPU and dispatch is not
+#: layered: ``"device"`` (:mod:`gpugraph.engines.path.device_layout`: the partitioning over many
+#: pieces on the GPU, no linking, one layer) or ``"host"`` (:func:`~gpugraph.engines.path.layout.
+#: build_layout`: Algorithm 1 with linking, SCCs and layers on the host's cores). ``solve(layout=...)``
+#: overrides it.
+PATH_GPU_LAYOUT = "device"
+#: Out-arcs per piece of the device layout, about: one GPU thread traverses each piece.
+PATH_DEVICE_PIECE_ARCS = 512
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
 #: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this

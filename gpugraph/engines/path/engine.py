@@ -45,8 +45,9 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.algorithms.result import Result
-from gpugraph.backend import to_numpy
+from gpugraph.backend import array_module, to_numpy
 from gpugraph.backend.kernels import compile_seconds
+from gpugraph.engines.path.device_layout import build_device_layout
 from gpugraph.engines.path.layout import build_layout
 from gpugraph.engines.path.programs import MIN, SUM, PathProgram, make_program
 from gpugraph.errors import InvalidParameterError
@@ -58,7 +59,8 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
           max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
           priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False,
           sweeps: int = config.PATH_CHUNK_SWEEPS, pieces: int = config.PATH_PIECES, profile: bool = False,
-          proxies: int | None = None, bucket_width: float | None = None, **parameters) -> Result:
+          proxies: int | None = None, bucket_width: float | None = None, layout: str | None = None,
+          **parameters) -> Result:
     """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
 
     Parameters
@@ -106,6 +108,14 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         updates, more rounds. ``None``: :data:`gpugraph.config.PATH_MIN_BUCKET_WEIGHTS` times
         the mean arc weight (by default no buckets); ``math.inf``: every state is sent at once.
         ``stats["bucket_width"]`` says what ran. With buckets the walks use no proxies.
+    layout:
+        Path schedules: where the layout is built. ``"host"``: Algorithm 1 in ``pieces`` pieces
+        with linking, SCCs and layers on the host's cores
+        (:func:`~gpugraph.engines.path.layout.build_layout`). ``"device"``: the partitioning
+        over many pieces on the graph's GPU, no linking, one layer
+        (:mod:`~gpugraph.engines.path.device_layout`; on a CPU graph the same steps on one
+        core). ``None``: :data:`gpugraph.config.PATH_GPU_LAYOUT` on a GPU unless ``layered``,
+        else ``"host"``. ``stats["layout_built_on"]`` says which ran.
     **parameters:
         The algorithm's parameters.
 
@@ -130,6 +140,8 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         raise InvalidParameterError(
             f"max_rounds, chunk_arcs, sweeps and pieces must be >= 1 and priority_min_chunks >= 0; got {max_rounds}, "
             f"{chunk_arcs}, {sweeps}, {pieces}, {priority_min_chunks}")
+    if layout not in (None, *LAYOUT_BUILDERS):
+        raise InvalidParameterError(f"unknown layout {layout!r}; use one of {', '.join(LAYOUT_BUILDERS)} (or None)")
     if proxies is not None and not 0 <= int(proxies) <= config.PATH_PROXY_SLOTS:
         raise InvalidParameterError(f"proxies must be in [0, {config.PATH_PROXY_SLOTS}]; got {proxies}")
     if isinstance(algorithm, PathProgram):
@@ -142,11 +154,12 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         proxies = config.PATH_MIN_PROXY_VERTICES if program.kind == MIN else 0
     bucket_width = _bucket_width(program, bucket_width)
     stats = {"schedule": schedule, "preprocessing_seconds": 0.0}
-    layout = None
+    path = None
     if schedule.startswith("path"):
-        layout, cached = path_layout(graph, program, int(max_depth), int(chunk_arcs), int(pieces))
-        stats.update(layout.summary())
-        stats["preprocessing_seconds"] = 0.0 if cached else layout.seconds
+        where = layout or (config.PATH_GPU_LAYOUT if graph.backend.is_cuda and not layered else "host")
+        path, cached = path_layout(graph, program, int(max_depth), int(chunk_arcs), int(pieces), where)
+        stats.update(path.summary())
+        stats["preprocessing_seconds"] = 0.0 if cached else path.seconds
     backend = graph.backend
     compiled_before = compile_seconds()
     start = time.perf_counter()
@@ -155,10 +168,10 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         what = (f"allocating the {schedule} schedule's state for {algorithm} on {graph.num_vertices:,} vertices "
                 f"and {program.indices.size:,} arcs")
         with backend.out_of_memory_named(what):
-            if layout is None:
+            if path is None:
                 rounds = _VertexRounds(backend, kernels, program, schedule)
             else:
-                rounds = _PathRounds(backend, kernels, program, layout, schedule == "path", layered=bool(layered),
+                rounds = _PathRounds(backend, kernels, program, path, schedule == "path", layered=bool(layered),
                                      priority_min_chunks=int(priority_min_chunks), sweeps=int(sweeps),
                                      profile=bool(profile), proxies=int(proxies), bucket_width=bucket_width)
                 stats["proxy_vertices"] = rounds.proxies
@@ -173,7 +186,7 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         stats["seconds"] = time.perf_counter() - start - stats["compile_seconds"]
         state = to_numpy(rounds.x)
     id_bytes = np.dtype(program.indices.dtype).itemsize
-    stats["bytes_loaded"] = stats["arcs_loaded"] * (id_bytes + 16 + (8 if layout is not None else 0))
+    stats["bytes_loaded"] = stats["arcs_loaded"] * (id_bytes + 16 + (8 if path is not None else 0))
     stats["utilisation"] = stats["arcs_delivered"] / max(stats["arcs_loaded"], 1)
     return Result(program.name, graph, program.finish(state), stats, {**program.parameters, "schedule": schedule})
 
@@ -194,15 +207,36 @@ def _bucket_width(program, width: float | None) -> float:
 
 
 def path_layout(graph, program, max_depth: int = config.PATH_MAX_DEPTH, chunk_arcs: int = config.PATH_CHUNK_ARCS,
-                pieces: int = config.PATH_PIECES):
+                pieces: int = config.PATH_PIECES, where: str = "host"):
     """The graph's :class:`~gpugraph.engines.path.layout.PathLayout` for ``program``, built on
-    first use and kept on the graph. Returns ``(layout, was_cached)``."""
+    first use and kept on the graph: on the host (:func:`~gpugraph.engines.path.layout.build_layout`,
+    in ``pieces`` pieces) or on the graph's device (``where="device"``,
+    :func:`~gpugraph.engines.path.device_layout.build_device_layout`; on a CPU graph the same
+    steps on the CPU). Returns ``(layout, was_cached)``."""
     layouts = graph.__dict__.setdefault("_path_layouts", {})
-    key = (program.layout_key, max_depth, chunk_arcs, pieces)
-    if key in layouts:
-        return layouts[key], True
-    layouts[key] = build_layout(program.indptr, program.indices, max_depth, chunk_arcs, pieces, program.symmetric)
-    return layouts[key], False
+    key = (program.layout_key, max_depth, chunk_arcs, pieces if where == "host" else config.PATH_DEVICE_PIECE_ARCS,
+           where)
+    if key not in layouts:
+        layouts[key] = LAYOUT_BUILDERS[where](graph, program, max_depth, chunk_arcs, pieces)
+        return layouts[key], False
+    return layouts[key], True
+
+
+def _host_layout(graph, program, max_depth: int, chunk_arcs: int, pieces: int):
+    return build_layout(program.indptr, program.indices, max_depth, chunk_arcs, pieces, program.symmetric)
+
+
+def _device_layout(graph, program, max_depth: int, chunk_arcs: int, pieces: int):
+    backend = graph.backend if graph.backend.is_cuda else None
+    if program.layout_key == "arcs" and backend is not None:  # the program's CSR is the graph's, already there
+        indptr, indices = graph.indptr, graph.indices
+    else:
+        indptr, indices = program.indptr, program.indices
+    return build_device_layout(indptr, indices, backend, max_depth, chunk_arcs)
+
+
+#: ``solve(layout=...)``: where a path layout is built (:func:`path_layout`).
+LAYOUT_BUILDERS = {"host": _host_layout, "device": _device_layout}
 
 
 def _rounds_ahead(backend) -> int:
@@ -234,15 +268,16 @@ def _proxy_slots(layout, num_vertices: int, proxies: int):
 
 
 def _hottest_arc_targets(layout, num_vertices: int, proxies: int):
-    """:func:`_proxy_slots` worked out."""
-    positions = np.flatnonzero(layout.arcs >= 0)
+    """:func:`_proxy_slots` worked out (where the layout's arrays are)."""
+    xp = array_module(layout.arcs)
+    positions = xp.flatnonzero(layout.arcs >= 0)
     targets = layout.vertices[positions + 1]
-    arcs_in = np.bincount(targets, minlength=num_vertices)
-    hot = np.argsort(-arcs_in, kind="stable")[:proxies]
+    arcs_in = xp.bincount(targets, minlength=num_vertices)
+    hot = xp.argsort(-arcs_in, kind="stable")[:proxies]
     hot = hot[arcs_in[hot] > 1].astype(np.int64)
-    slot = np.full(num_vertices, -1, dtype=np.int16)
-    slot[hot] = np.arange(hot.size, dtype=np.int16)
-    arc_proxy = np.full(layout.vertices.size, -1, dtype=np.int16)
+    slot = xp.full(num_vertices, -1, dtype=np.int16)
+    slot[hot] = xp.arange(hot.size, dtype=np.int16)
+    arc_proxy = xp.full(layout.vertices.size, -1, dtype=np.int16)
     arc_proxy[positions] = slot[targets]
     return arc_proxy, hot
 
@@ -266,8 +301,8 @@ class _PathRounds:
                  priority_min_chunks: int, sweeps: int, profile: bool, proxies: int, bucket_width: float):
         xp = backend.xp
         self.xp, self.kernels, self.program, self.prioritised = xp, kernels, program, prioritised
-        arcs = layout.arcs
-        values = np.where(arcs >= 0, program.arc_values[np.maximum(arcs, 0)], 0.0)
+        arcs = backend.asarray(layout.arcs)
+        values = xp.where(arcs >= 0, backend.asarray(program.arc_values)[xp.maximum(arcs, 0)], 0.0)
         self.vertices = backend.asarray(layout.vertices)
         self.offsets = backend.asarray(layout.offsets)
         self.chunk_offsets = backend.asarray(layout.chunk_offsets)
@@ -282,10 +317,11 @@ class _PathRounds:
         self.source_chunks = backend.asarray(layout.source_chunks)
         self.backend, self.layered, self.priority_min_chunks = backend, layered, priority_min_chunks
         self.sweeps, self.profile = sweeps, profile
-        sizes = np.diff(layout.offsets[layout.chunk_offsets])
-        alpha = 1.0 / max(float(layout.chunk_mean_degree.max(initial=0.0)) * float(sizes.max(initial=0)), 1.0)
-        self.scaled_degree = backend.asarray(alpha * layout.chunk_mean_degree)
-        self.layer = backend.asarray(layout.chunk_layer.astype(np.float64))
+        sizes = xp.diff(self.offsets[self.chunk_offsets])
+        mean_degree = backend.asarray(layout.chunk_mean_degree)
+        alpha = 1.0 / max(float(mean_degree.max()) * float(sizes.max()), 1.0) if sizes.size else 1.0
+        self.scaled_degree = alpha * mean_degree
+        self.layer = backend.asarray(layout.chunk_layer).astype(np.float64)
         # Rounds launched ahead, without the host between them (_run_ahead), unless layers are held
         # back or each round is timed; rounds that may need the priority order go one at a time.
         self.ahead = not layered and not profile

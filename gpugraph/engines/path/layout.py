@@ -33,7 +33,7 @@ from gpugraph.errors import InvalidParameterError
 
 @dataclass
 class PathLayout:
-    """Paths in dispatch order, cut into chunks (host arrays).
+    """Paths in dispatch order, cut into chunks.
 
     Attributes
     ----------
@@ -57,6 +57,10 @@ class PathLayout:
         compiled or loaded before it starts).
     stage_seconds:
         ``seconds`` by step, in the order the steps ran.
+    built_on:
+        ``"host"`` (:func:`build_layout`: host arrays, layers) or ``"device"``
+        (:func:`~gpugraph.engines.path.device_layout.build_device_layout`: arrays on the
+        graph's device, one layer, no SCCs computed).
     """
 
     vertices: np.ndarray
@@ -73,6 +77,7 @@ class PathLayout:
     pieces: int
     seconds: float
     stage_seconds: dict
+    built_on: str = "host"
 
     @property
     def num_paths(self) -> int:
@@ -86,13 +91,13 @@ class PathLayout:
 
     def summary(self) -> dict:
         """Sizes and times for reports."""
-        lengths = np.diff(self.offsets) - 1
+        lengths = self.offsets[1:] - self.offsets[:-1] - 1
         return {
             "paths": self.num_paths, "chunks": self.num_chunks,
             "mean_path_arcs": float(lengths.mean()) if lengths.size else 0.0,
             "max_path_arcs": int(lengths.max()) if lengths.size else 0,
             "sccs": self.num_sccs, "largest_scc_paths": self.largest_scc, "layers": self.num_layers,
-            "layout_pieces": self.pieces, "layout_seconds": self.seconds,
+            "layout_pieces": self.pieces, "layout_seconds": self.seconds, "layout_built_on": self.built_on,
         }
 
 

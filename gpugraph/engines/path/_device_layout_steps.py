@@ -1,0 +1,188 @@
+"""Per-item steps of the layout built on the device (:mod:`gpugraph.engines.path.device_layout`),
+written once in plain Python and compiled twice: by Numba for the CPU (the drivers below, which
+loop over the items) and by numba-cuda as device functions (:mod:`._device_layout_cuda`, one
+thread or block per item). The two builds therefore run the same statements, and the CPU one is
+the reference the simulator tests hold the CUDA one to.
+
+Each piece of the graph (a range of consecutive vertices with about equal out-arcs) is one item
+of :func:`trace_piece`: Algorithm 1's depth-bounded traversal of the piece's out-arcs, as
+:func:`~._partition_cpu.depth_bounded_paths` runs it on a piece, without the lists the linking
+of paths needs (the device layout links none), and the greedy cut of the piece's paths into
+chunks. A piece reads and writes only its own vertices' state and its own stretch of the output
+arrays, so the pieces run at once with no synchronisation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Bits of the per-vertex ``state`` byte of :func:`trace_piece` (as in
+#: :func:`~._partition_cpu.depth_bounded_paths`): reached; expanded (its out-arcs taken).
+VISITED = np.int8(1)
+EXPANDED = np.int8(16)
+
+
+def trace_piece(k, indptr, indices, order, roots, vertex_starts, max_depth, chunk_arcs, state, stack_vertex,
+                stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
+    """Cut piece ``k``'s out-arcs into edge-disjoint paths (Algorithm 1) and its paths into chunks.
+
+    Parameters
+    ----------
+    k:
+        The piece: vertices ``vertex_starts[k]`` to ``vertex_starts[k + 1] - 1``.
+    indptr, indices:
+        The graph's CSR arrays.
+    order:
+        Per row, the row's arc positions by descending out-degree of their heads (ties by place).
+    roots:
+        Per piece, its vertices by descending out-degree (ties by id), at the piece's own
+        entries (``vertex_starts[k]`` on).
+    max_depth, chunk_arcs:
+        D_MAX, and the most arcs a chunk of several paths holds.
+    state:
+        One byte per vertex, zeros before the first piece.
+    stack_vertex, stack_cursor, stack_end:
+        ``max_depth + 1`` entries per piece: the traversal's stack.
+    vertices, arcs:
+        The piece's stretch from ``2 * indptr[vertex_starts[k]]``, filled with its paths one
+        after another: each path's vertices, and ``arcs[j]`` the CSR position of the arc
+        ``vertices[j] -> vertices[j + 1]`` (-1 at a path's last vertex).
+    path_offsets, chunk_bounds:
+        The piece's stretch from ``indptr[vertex_starts[k]] + k``, filled with where each path
+        starts in the piece's positions (and after the last, their end), and the piece's first
+        path of each chunk (and after the last, its paths).
+    written:
+        Row ``k`` is set to the piece's positions, paths and chunks.
+    """
+    first = vertex_starts[k]
+    last = vertex_starts[k + 1]
+    base = 2 * indptr[first]
+    path_base = indptr[first] + k
+    frame = k * (max_depth + 1)
+    length = 0
+    paths = 0
+    for i in range(first, last):
+        root = roots[i]
+        if indptr[root + 1] == indptr[root]:
+            break  # the rest of the piece's roots have no out-arcs
+        if state[root] & EXPANDED:
+            continue
+        state[root] = VISITED | EXPANDED
+        top = 0
+        stack_vertex[frame] = root
+        stack_cursor[frame] = indptr[root]
+        stack_end[frame] = indptr[root + 1]
+        open_path = False
+        while top >= 0:
+            slot = stack_cursor[frame + top]
+            if slot < stack_end[frame + top]:
+                u = stack_vertex[frame + top]
+                arc = order[slot]
+                stack_cursor[frame + top] = slot + 1
+                v = indices[arc]
+                if not open_path:  # the arc starts a new path at u
+                    path_offsets[path_base + paths] = length
+                    paths += 1
+                    vertices[base + length] = u
+                    length += 1
+                    open_path = True
+                arcs[base + length - 1] = arc
+                vertices[base + length] = v
+                arcs[base + length] = -1
+                length += 1
+                if v < first or v >= last or state[v] & VISITED:
+                    open_path = False  # the piece's border, or v met again (Algorithm 1, lines 15-16)
+                else:
+                    top += 1
+                    stack_vertex[frame + top] = v
+                    if top < max_depth:  # expanded now: all its arcs are taken before it is popped
+                        state[v] = VISITED | EXPANDED
+                        stack_cursor[frame + top] = indptr[v]
+                        stack_end[frame + top] = indptr[v + 1]
+                    else:  # at the depth bound: popped at once, expanded later as a root
+                        state[v] = VISITED
+                        stack_cursor[frame + top] = 0
+                        stack_end[frame + top] = 0
+            else:
+                open_path = False
+                top -= 1
+    path_offsets[path_base + paths] = length
+    chunks = 0
+    held = chunk_arcs  # forces a new chunk at the first path
+    for p in range(paths):
+        path_arcs = path_offsets[path_base + p + 1] - path_offsets[path_base + p] - 1
+        if held + path_arcs > chunk_arcs:
+            chunk_bounds[path_base + chunks] = p
+            chunks += 1
+            held = 0
+        held += path_arcs
+    chunk_bounds[path_base + chunks] = paths
+    written[k, 0] = length
+    written[k, 1] = paths
+    written[k, 2] = chunks
+
+
+def gather_piece(k, lane, lanes, indptr, vertex_starts, written, starts, vertices, arcs, path_offsets,
+                 chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
+    """Copy piece ``k``'s paths and chunks (its stretches of :func:`trace_piece`'s arrays) to
+    their place in the layout, ``starts[k]`` (positions, paths and chunks of the pieces before
+    it); entries ``lane``, ``lane + lanes``, ... of each, so that ``lanes`` threads share it."""
+    base = 2 * indptr[vertex_starts[k]]
+    path_base = indptr[vertex_starts[k]] + k
+    position = starts[k, 0]
+    path = starts[k, 1]
+    chunk = starts[k, 2]
+    for j in range(lane, written[k, 0], lanes):
+        out_vertices[position + j] = vertices[base + j]
+        out_arcs[position + j] = arcs[base + j]
+    for p in range(lane, written[k, 1], lanes):
+        out_offsets[path + p] = position + path_offsets[path_base + p]
+    for c in range(lane, written[k, 2], lanes):
+        out_chunks[chunk + c] = path + chunk_bounds[path_base + c]
+
+
+def index_chunk(c, indptr, vertices, arcs, offsets, chunk_offsets, slots, chunk_mean_degree, source_chunks):
+    """Chunk ``c``'s mean out-degree over its positions (D-bar), and ``c`` written as the chunk
+    of each of its arcs at the arc's slot in its row's visiting order (``slots``): a vertex's
+    arcs leave it in that order in its one expansion, on paths in emitted order, so each row of
+    ``source_chunks`` comes out ascending."""
+    start = offsets[chunk_offsets[c]]
+    end = offsets[chunk_offsets[c + 1]]
+    degree = 0
+    for j in range(start, end):
+        v = vertices[j]
+        degree += indptr[v + 1] - indptr[v]
+        if arcs[j] >= 0:
+            source_chunks[slots[arcs[j]]] = c
+    chunk_mean_degree[c] = degree / max(end - start, 1)
+
+
+_trace_piece = njit(cache=True, nogil=True)(trace_piece)
+_gather_piece = njit(cache=True, nogil=True)(gather_piece)
+_index_chunk = njit(cache=True, nogil=True)(index_chunk)
+
+
+@njit(cache=True, nogil=True)
+def trace_pieces(pieces, indptr, indices, order, roots, vertex_starts, max_depth, chunk_arcs, state, stack_vertex,
+                 stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
+    """:func:`trace_piece` for every piece, one after another (the CPU reference)."""
+    for k in range(pieces):
+        _trace_piece(k, indptr, indices, order, roots, vertex_starts, max_depth, chunk_arcs, state, stack_vertex,
+                     stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)
+
+
+@njit(cache=True, nogil=True)
+def gather_pieces(pieces, indptr, vertex_starts, written, starts, vertices, arcs, path_offsets, chunk_bounds,
+                  out_vertices, out_arcs, out_offsets, out_chunks):
+    """:func:`gather_piece` for every piece on one lane (the CPU reference)."""
+    for k in range(pieces):
+        _gather_piece(k, 0, 1, indptr, vertex_starts, written, starts, vertices, arcs, path_offsets, chunk_bounds,
+                      out_vertices, out_arcs, out_offsets, out_chunks)
+
+
+@njit(cache=True, nogil=True)
+def index_chunks(chunks, indptr, vertices, arcs, offsets, chunk_offsets, slots, chunk_mean_degree, source_chunks):
+    """:func:`index_chunk` for every chunk (the CPU reference)."""
+    for c in range(chunks):
+        _index_chunk(c, indptr, vertices, arcs, offsets, chunk_offsets, slots, chunk_mean_degree, source_chunks)

@@ -1,0 +1,194 @@
+"""The path layout built where the graph lives, on the GPU: the partitioning over many pieces,
+without linking and without layers.
+
+:func:`~gpugraph.engines.path.layout.build_layout` (the host layout) runs Algorithm 1 over a few
+pieces on the host's cores, links short paths, finds the strongly connected components of the
+path dependency graph and writes the paths by layer. On cnr-2000 that is ~90 ms on a 16-core
+host, about twice what one PageRank run saves against plain asynchronous rounds. Measured on
+one H100 (docs/path-engine.md, "Fifteenth session"), the GPU rounds keep their gain without the
+layers and without the linking: the rounds run every active chunk at once, so the layer order
+only reorders the launch, and Algorithm 1's paths average ~1.1 arcs, so linking changes few.
+
+So the device layout keeps what the rounds use, all of it as parallel device work:
+
+1. **Visiting order**: each row's arcs by descending out-degree of their heads (a stable sort
+   of ``row << 32 | (2^32 - 1 - degree)`` keys).
+2. **Pieces**: ranges of consecutive vertices with about
+   :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS` out-arcs each, the roots of each by
+   descending out-degree (another stable sort).
+3. **Traversal**: one thread per piece runs Algorithm 1 on its out-arcs (an arc leaving the
+   piece ends its path, as in the host layout's pieces) and cuts its paths into chunks of at
+   most ``chunk_arcs`` arcs (:func:`~._device_layout_steps.trace_piece`).
+4. **Gather**: a prefix sum of the pieces' sizes, then one block copies each piece's paths and
+   chunks into place.
+5. **Vertex -> chunk index**: one thread per chunk.
+
+The pieces are fixed by the graph and ``piece_arcs``, and each piece's paths by the piece alone,
+so the layout does not depend on the GPU, and its CPU build (``backend=None``, the same
+statements compiled for the CPU) gives the same arrays.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import time
+
+import numpy as np
+
+from gpugraph import config
+from gpugraph.backend.kernels import launch_cuda_grid, launch_cuda_kernel, run_cpu_kernel
+from gpugraph.engines.path import _device_layout_steps as steps
+from gpugraph.engines.path.layout import PathLayout
+from gpugraph.engines.path.partition import StageClock
+from gpugraph.errors import InvalidParameterError
+
+#: Threads of a block of :func:`~._device_layout_cuda.gather_pieces` (one block per piece).
+GATHER_THREADS = 128
+#: Low bits of the sort keys taken by ``2^32 - 1 - out-degree``.
+DEGREE_BITS = 32
+
+
+def build_device_layout(indptr, indices, backend=None, max_depth: int = config.PATH_MAX_DEPTH,
+                        chunk_arcs: int = config.PATH_CHUNK_ARCS,
+                        piece_arcs: int = config.PATH_DEVICE_PIECE_ARCS) -> PathLayout:
+    """Partition and chunk a graph's arcs for the path engine on ``backend`` (module docstring).
+
+    Parameters
+    ----------
+    indptr, indices:
+        CSR arrays of the graph, on ``backend`` (copied there if not, inside the layout's time).
+    backend:
+        A CUDA :class:`~gpugraph.backend.Backend` (real or simulated), or ``None`` for the CPU
+        build of the same steps.
+    max_depth:
+        D_MAX of the partitioning.
+    chunk_arcs:
+        Arcs per chunk.
+    piece_arcs:
+        Out-arcs per piece, about: the pieces the threads traverse.
+
+    Returns
+    -------
+    PathLayout
+        Arrays on ``backend``; one layer, ``num_sccs`` 0 (not computed), ``built_on`` ``"device"``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``max_depth``, ``chunk_arcs`` or ``piece_arcs`` is below 1, or the graph has
+        2^31 vertices or more (the sort keys hold a vertex id in 31 bits).
+    DeviceOutOfMemoryError
+        If the device cannot hold the layout.
+    """
+    if min(int(max_depth), int(chunk_arcs), int(piece_arcs)) < 1:
+        raise InvalidParameterError(
+            f"max_depth, chunk_arcs and piece_arcs must be >= 1, got {max_depth}, {chunk_arcs} and {piece_arcs}")
+    if len(indptr) - 1 >= 1 << 31:
+        raise InvalidParameterError(f"the device layout takes graphs of fewer than 2^31 vertices; got {len(indptr) - 1:,}")
+    run = _Steps(backend)
+    _load_kernels(backend, np.dtype(indices.dtype).str)
+    with run.activate(), run.out_of_memory_named(f"building the path layout of {len(indices):,} arcs"):
+        start = time.perf_counter()
+        clock = StageClock()
+        indptr, indices = run.xp.asarray(indptr, dtype=np.int64), run.xp.asarray(indices)
+        run.lap(clock, "CSR on the device")
+        fields, pieces = _arrange(run, indptr, indices, int(max_depth), int(chunk_arcs), int(piece_arcs), clock)
+        return PathLayout(**fields, pieces=pieces, seconds=time.perf_counter() - start, stage_seconds=clock.seconds,
+                          built_on="device")
+
+
+class _Steps:
+    """Where the steps run: the array module, the kernels, and a clock lap that waits for the device."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.xp = np if backend is None else backend.xp
+        if backend is not None:
+            from gpugraph.engines.path import _device_layout_cuda
+
+            self.cuda = _device_layout_cuda
+
+    def activate(self):
+        return contextlib.nullcontext() if self.backend is None else self.backend.activate()
+
+    def out_of_memory_named(self, what: str):
+        return contextlib.nullcontext() if self.backend is None else self.backend.out_of_memory_named(what)
+
+    def lap(self, clock: StageClock, name: str) -> None:
+        if self.backend is not None:
+            self.backend.synchronize()
+        clock.lap(name)
+
+    def per_item(self, name: str, items: int, *args) -> None:
+        """Kernel ``name`` over ``items`` items, one thread each (the CPU build loops)."""
+        if self.backend is None:
+            run_cpu_kernel(getattr(steps, name), items, *args)
+        elif items:
+            launch_cuda_kernel(getattr(self.cuda, name), self.backend, items, items, *args)
+
+    def per_block(self, name: str, items: int, *args) -> None:
+        """Kernel ``name`` over ``items`` items, one block of :data:`GATHER_THREADS` each."""
+        if self.backend is None:
+            run_cpu_kernel(getattr(steps, name), items, *args)
+        elif items:
+            launch_cuda_grid(getattr(self.cuda, name), self.backend, items, GATHER_THREADS, items, *args)
+
+
+def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piece_arcs: int, clock: StageClock):
+    """The fields of :class:`PathLayout` but ``pieces``, the times and ``built_on``; and the pieces."""
+    xp = run.xp
+    n, m = indptr.size - 1, indices.size
+    degree = indptr[1:] - indptr[:-1]
+    ceiling = (1 << DEGREE_BITS) - 1
+    arc_row = xp.searchsorted(indptr, xp.arange(m, dtype=np.int64), side="right") - 1
+    order = xp.argsort((arc_row << DEGREE_BITS) | (ceiling - degree[indices]), kind="stable")
+    slots = xp.empty(m, dtype=np.int64)
+    slots[order] = xp.arange(m, dtype=np.int64)
+    run.lap(clock, "visiting order")
+    pieces = max(1, -(-m // piece_arcs))
+    vertex_starts = xp.searchsorted(indptr, xp.arange(pieces + 1, dtype=np.int64) * m // pieces).astype(np.int64)
+    vertex_starts[0], vertex_starts[-1] = 0, n
+    vertex_piece = xp.searchsorted(vertex_starts, xp.arange(n, dtype=np.int64), side="right") - 1
+    roots = xp.argsort((vertex_piece << DEGREE_BITS) | (ceiling - degree), kind="stable")
+    run.lap(clock, "pieces and roots")
+    frames = pieces * (max_depth + 1)
+    vertices, arcs = xp.empty(2 * m, dtype=indices.dtype), xp.empty(2 * m, dtype=np.int64)
+    path_offsets, chunk_bounds = xp.empty(m + pieces, dtype=np.int64), xp.empty(m + pieces, dtype=np.int64)
+    written = xp.zeros((pieces, 3), dtype=np.int64)  # positions, paths, chunks
+    run.per_item("trace_pieces", pieces, indptr, indices, order, roots, vertex_starts, max_depth, chunk_arcs,
+                 xp.zeros(n, dtype=np.int8), xp.empty(frames, dtype=np.int64), xp.empty(frames, dtype=np.int64),
+                 xp.empty(frames, dtype=np.int64), vertices, arcs, path_offsets, chunk_bounds, written)
+    run.lap(clock, "traversal")
+    starts = xp.zeros((pieces + 1, 3), dtype=np.int64)
+    xp.cumsum(written, axis=0, out=starts[1:])
+    positions, paths, chunks = (int(total) for total in starts[-1].tolist())
+    out_vertices, out_arcs = xp.empty(positions, dtype=indices.dtype), xp.empty(positions, dtype=np.int64)
+    offsets, chunk_offsets = xp.empty(paths + 1, dtype=np.int64), xp.empty(chunks + 1, dtype=np.int64)
+    run.per_block("gather_pieces", pieces, indptr, vertex_starts, written, starts, vertices, arcs, path_offsets,
+                  chunk_bounds, out_vertices, out_arcs, offsets, chunk_offsets)
+    offsets[paths], chunk_offsets[chunks] = positions, paths
+    run.lap(clock, "paths gathered")
+    chunk_mean_degree, source_chunks = xp.empty(chunks, dtype=np.float64), xp.empty(m, dtype=np.int64)
+    run.per_item("index_chunks", chunks, indptr, out_vertices, out_arcs, offsets, chunk_offsets, slots,
+                 chunk_mean_degree, source_chunks)
+    run.lap(clock, "vertex -> chunk index")
+    fields = {
+        "vertices": out_vertices, "arcs": out_arcs, "offsets": offsets, "chunk_offsets": chunk_offsets,
+        "source_offsets": indptr.copy(), "source_chunks": source_chunks,
+        "chunk_layer": xp.zeros(chunks, dtype=np.int64), "chunk_mean_degree": chunk_mean_degree,
+        "num_sccs": 0, "largest_scc": 0, "num_layers": 1,
+    }
+    return fields, pieces
+
+
+@functools.lru_cache(maxsize=None)
+def _load_kernels(backend, index_dtype: str) -> None:
+    """Compile (or load from the caches) the steps' kernels and CuPy's sorts for vertex ids of
+    ``index_dtype`` by laying out a tiny graph in two pieces, so that
+    :attr:`PathLayout.seconds` times the work alone."""
+    run = _Steps(backend)
+    indptr = run.xp.asarray(np.array([0, 2, 3, 4], dtype=np.int64))
+    indices = run.xp.asarray(np.array([1, 2, 0, 0], dtype=index_dtype))
+    with run.activate():
+        _arrange(run, indptr, indices, config.PATH_MAX_DEPTH, config.PATH_CHUNK_ARCS, 2, StageClock())
