@@ -299,8 +299,13 @@ PATH_MIN_BUCKET_WEIGHTS = math.inf
 #: build_layout`: Algorithm 1 with linking, SCCs and layers on the host's cores). ``solve(layout=...)``
 #: overrides it.
 PATH_GPU_LAYOUT = "device"
-#: Out-arcs per piece of the device layout, about: one GPU thread traverses each piece.
-PATH_DEVICE_PIECE_ARCS = 512
+#: Out-arcs per piece of the device layout, about: one GPU thread traverses each piece (a vertex
+#: with more is a piece alone, its arcs written in parallel). One H100, 2026-11-26
+#: (``bench/path_device_layout.py --piece-arcs 32,64,128,256``): cnr-2000's layout 8.5 / 8.4 /
+#: 8.6 / 9.7 ms (with 2.9-3.5 ms of copying its CSR from the host, which the engine does not
+#: do: a GPU graph's CSR is already there), PageRank on it 27.8 / 27.2 / 28.3 / 28.1 ms; Slashdot
+#: 3.9 / 4.4 / 4.9 / 4.9 ms, PageRank 17.4 / 17.1 / 16.4 / 16.9 ms.
+PATH_DEVICE_PIECE_ARCS = 64
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
 #: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this

@@ -14,7 +14,7 @@ import gpugraph as gg
 from gpugraph import config
 from gpugraph.engines.path import _partition_cpu as kernels
 from gpugraph.engines.path import solve
-from gpugraph.engines.path.device_layout import build_device_layout
+from gpugraph.engines.path.device_layout import build_device_layout, device_pieces
 from gpugraph.errors import InvalidParameterError
 
 ARRAYS = ("vertices", "arcs", "offsets", "chunk_offsets", "source_offsets", "source_chunks", "chunk_layer",
@@ -27,7 +27,7 @@ def random_csr(n, m, seed):
     return np.asarray(graph.indptr).astype(np.int64), np.asarray(graph.indices)
 
 
-def algorithm_1_by_piece(indptr, indices, max_depth, pieces):
+def algorithm_1_by_piece(indptr, indices, max_depth, starts):
     """The host layout's traversal kernel on each piece alone (its roots by descending
     out-degree, arcs leaving the piece ending their paths): the pieces' positions one after
     another, and each piece's path offsets."""
@@ -35,11 +35,9 @@ def algorithm_1_by_piece(indptr, indices, max_depth, pieces):
     order, slots = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
     kernels.visiting_order(indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, config.PATH_VISITING_ORDER_BLOCKS,
                            order, slots)
-    starts = np.searchsorted(indptr, np.arange(pieces + 1) * m // pieces).astype(np.int64)
-    starts[[0, -1]] = 0, n
     state, first_from = np.zeros(n, dtype=np.int8), np.full(n, -1, dtype=np.int64)
     vertices, arcs, piece_offsets = [], [], []
-    for k in range(pieces):
+    for k in range(starts.size - 1):
         first, last = starts[k], starts[k + 1]
         arcs_in_piece = int(indptr[last] - indptr[first])
         roots = np.empty(last - first, dtype=np.int64)
@@ -78,9 +76,9 @@ def test_the_device_layout_is_algorithm_1_over_pieces_with_chunks_and_an_index(n
                                                                                chunk_arcs):
     indptr, indices = random_csr(n, m, seed)
     layout = build_device_layout(indptr, indices, None, max_depth, chunk_arcs, piece_arcs)
-    pieces = max(1, -(-m // piece_arcs))
-    vertices, arcs, piece_offsets = algorithm_1_by_piece(indptr, indices, max_depth, pieces)
-    assert layout.pieces == pieces and layout.built_on == "device" and layout.num_layers == 1
+    starts = device_pieces(indptr, piece_arcs)
+    vertices, arcs, piece_offsets = algorithm_1_by_piece(indptr, indices, max_depth, starts)
+    assert layout.pieces == starts.size - 1 and layout.built_on == "device" and layout.num_layers == 1
     assert np.array_equal(layout.vertices, vertices) and np.array_equal(layout.arcs, arcs)
     lengths = np.concatenate([np.diff(offsets) for offsets in piece_offsets] + [np.zeros(0, dtype=np.int64)])
     assert np.array_equal(layout.offsets, np.concatenate([[0], np.cumsum(lengths)]))
@@ -98,6 +96,21 @@ def test_the_device_layout_is_algorithm_1_over_pieces_with_chunks_and_an_index(n
     degree_sums = np.bincount(chunk_of_position, weights=np.diff(indptr)[layout.vertices], minlength=layout.num_chunks)
     assert np.allclose(layout.chunk_mean_degree, degree_sums / np.maximum(positions, 1))
     assert not layout.chunk_layer.any()
+
+
+@pytest.mark.parametrize("n, m, seed", [(1, 0, 0), (30, 100, 2), (200, 2000, 4), (60, 3000, 6)])
+@pytest.mark.parametrize("piece_arcs", [1, 7, 64, 10_000])
+def test_device_pieces_cut_by_arcs_and_leave_each_hub_alone(n, m, seed, piece_arcs):
+    indptr, _ = random_csr(n, m, seed)
+    starts = device_pieces(indptr, piece_arcs)
+    pieces = max(1, -(-m // piece_arcs))
+    cuts = np.minimum(np.searchsorted(indptr, np.arange(pieces + 1) * m // pieces), n)
+    assert starts[0] == 0 and starts[-1] == n and np.all(np.diff(starts) > 0)
+    assert set(cuts.tolist()) <= set(starts.tolist())
+    degree = np.diff(indptr)
+    for first, last in zip(starts[:-1], starts[1:]):
+        assert last - first == 1 or degree[first:last].max(initial=0) <= piece_arcs
+        assert last - first == 1 or degree[first:last].sum() <= 2 * piece_arcs + 1  # a cut's arcs and one row
 
 
 def test_the_device_layout_refuses_bad_sizes():

@@ -27,13 +27,14 @@ def trace_pieces(pieces, indptr, indices, order, roots, vertex_starts, max_depth
 
 
 @cuda.jit(cache=True)
-def gather_pieces(pieces, indptr, vertex_starts, written, starts, vertices, arcs, path_offsets, chunk_bounds,
-                  out_vertices, out_arcs, out_offsets, out_chunks):
+def gather_pieces(pieces, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices, arcs,
+                  path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
     """One block per piece, its threads sharing the copy: :func:`~._device_layout_steps.gather_piece`."""
     k = cuda.blockIdx.x
     if k < pieces:
-        _gather_piece(k, cuda.threadIdx.x, cuda.blockDim.x, indptr, vertex_starts, written, starts, vertices, arcs,
-                      path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks)
+        _gather_piece(k, cuda.threadIdx.x, cuda.blockDim.x, indptr, indices, order, chunk_arcs, vertex_starts, written,
+                      starts, vertices, arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets,
+                      out_chunks)
 
 
 @cuda.jit(cache=True)

@@ -57,6 +57,12 @@ def trace_piece(k, indptr, indices, order, roots, vertex_starts, max_depth, chun
     """
     first = vertex_starts[k]
     last = vertex_starts[k + 1]
+    if last - first == 1:  # a piece of one vertex: each of its arcs a path alone (gather_piece writes them)
+        degree = indptr[last] - indptr[first]
+        written[k, 0] = 2 * degree
+        written[k, 1] = degree
+        written[k, 2] = (degree + chunk_arcs - 1) // chunk_arcs
+        return
     base = 2 * indptr[first]
     path_base = indptr[first] + k
     frame = k * (max_depth + 1)
@@ -123,16 +129,33 @@ def trace_piece(k, indptr, indices, order, roots, vertex_starts, max_depth, chun
     written[k, 2] = chunks
 
 
-def gather_piece(k, lane, lanes, indptr, vertex_starts, written, starts, vertices, arcs, path_offsets,
-                 chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
+def gather_piece(k, lane, lanes, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices, arcs,
+                 path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
     """Copy piece ``k``'s paths and chunks (its stretches of :func:`trace_piece`'s arrays) to
     their place in the layout, ``starts[k]`` (positions, paths and chunks of the pieces before
-    it); entries ``lane``, ``lane + lanes``, ... of each, so that ``lanes`` threads share it."""
-    base = 2 * indptr[vertex_starts[k]]
-    path_base = indptr[vertex_starts[k]] + k
+    it); entries ``lane``, ``lane + lanes``, ... of each, so that ``lanes`` threads share it.
+
+    A piece of one vertex ``u`` was left to this step: Algorithm 1 ends each of its paths after
+    one arc (the head is outside the piece, or ``u`` itself, already visited), so path ``j``
+    is ``u`` and the head of its ``j``-th arc in visiting order, and chunk ``c`` starts at path
+    ``c * chunk_arcs``. A hub's row, on one thread, would be the slowest piece."""
+    first = vertex_starts[k]
     position = starts[k, 0]
     path = starts[k, 1]
     chunk = starts[k, 2]
+    if vertex_starts[k + 1] - first == 1:
+        for j in range(lane, written[k, 1], lanes):
+            arc = order[indptr[first] + j]
+            out_vertices[position + 2 * j] = first
+            out_vertices[position + 2 * j + 1] = indices[arc]
+            out_arcs[position + 2 * j] = arc
+            out_arcs[position + 2 * j + 1] = -1
+            out_offsets[path + j] = position + 2 * j
+        for c in range(lane, written[k, 2], lanes):
+            out_chunks[chunk + c] = path + c * chunk_arcs
+        return
+    base = 2 * indptr[first]
+    path_base = indptr[first] + k
     for j in range(lane, written[k, 0], lanes):
         out_vertices[position + j] = vertices[base + j]
         out_arcs[position + j] = arcs[base + j]
@@ -173,12 +196,12 @@ def trace_pieces(pieces, indptr, indices, order, roots, vertex_starts, max_depth
 
 
 @njit(cache=True, nogil=True)
-def gather_pieces(pieces, indptr, vertex_starts, written, starts, vertices, arcs, path_offsets, chunk_bounds,
-                  out_vertices, out_arcs, out_offsets, out_chunks):
+def gather_pieces(pieces, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices, arcs,
+                  path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
     """:func:`gather_piece` for every piece on one lane (the CPU reference)."""
     for k in range(pieces):
-        _gather_piece(k, 0, 1, indptr, vertex_starts, written, starts, vertices, arcs, path_offsets, chunk_bounds,
-                      out_vertices, out_arcs, out_offsets, out_chunks)
+        _gather_piece(k, 0, 1, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices, arcs,
+                      path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks)
 
 
 @njit(cache=True, nogil=True)

@@ -14,8 +14,9 @@ So the device layout keeps what the rounds use, all of it as parallel device wor
 1. **Visiting order**: each row's arcs by descending out-degree of their heads (a stable sort
    of ``row << 32 | (2^32 - 1 - degree)`` keys).
 2. **Pieces**: ranges of consecutive vertices with about
-   :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS` out-arcs each, the roots of each by
-   descending out-degree (another stable sort).
+   :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS` out-arcs each, and each vertex with more a
+   piece alone (:func:`device_pieces`: its paths are its arcs, written by the gather, so no
+   thread walks a hub's row); the roots of each by descending out-degree (another stable sort).
 3. **Traversal**: one thread per piece runs Algorithm 1 on its out-arcs (an arc leaving the
    piece ends its path, as in the host layout's pieces) and cuts its paths into chunks of at
    most ``chunk_arcs`` arcs (:func:`~._device_layout_steps.trace_piece`).
@@ -146,10 +147,10 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     slots = xp.empty(m, dtype=np.int64)
     slots[order] = xp.arange(m, dtype=np.int64)
     run.lap(clock, "visiting order")
-    pieces = max(1, -(-m // piece_arcs))
-    vertex_starts = xp.searchsorted(indptr, xp.arange(pieces + 1, dtype=np.int64) * m // pieces).astype(np.int64)
-    vertex_starts[0], vertex_starts[-1] = 0, n
-    vertex_piece = xp.searchsorted(vertex_starts, xp.arange(n, dtype=np.int64), side="right") - 1
+    starts_here = _piece_starts(indptr, piece_arcs, xp)
+    vertex_starts = xp.flatnonzero(starts_here)
+    pieces = vertex_starts.size - 1
+    vertex_piece = xp.cumsum(starts_here[:n], dtype=np.int64) - 1
     roots = xp.argsort((vertex_piece << DEGREE_BITS) | (ceiling - degree), kind="stable")
     run.lap(clock, "pieces and roots")
     frames = pieces * (max_depth + 1)
@@ -165,8 +166,8 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     positions, paths, chunks = (int(total) for total in starts[-1].tolist())
     out_vertices, out_arcs = xp.empty(positions, dtype=indices.dtype), xp.empty(positions, dtype=np.int64)
     offsets, chunk_offsets = xp.empty(paths + 1, dtype=np.int64), xp.empty(chunks + 1, dtype=np.int64)
-    run.per_block("gather_pieces", pieces, indptr, vertex_starts, written, starts, vertices, arcs, path_offsets,
-                  chunk_bounds, out_vertices, out_arcs, offsets, chunk_offsets)
+    run.per_block("gather_pieces", pieces, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices,
+                  arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, offsets, chunk_offsets)
     offsets[paths], chunk_offsets[chunks] = positions, paths
     run.lap(clock, "paths gathered")
     chunk_mean_degree, source_chunks = xp.empty(chunks, dtype=np.float64), xp.empty(m, dtype=np.int64)
@@ -180,6 +181,44 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
         "num_sccs": 0, "largest_scc": 0, "num_layers": 1,
     }
     return fields, pieces
+
+
+def device_pieces(indptr, piece_arcs: int, xp=np):
+    """The pieces of the device layout: where each starts, and after the last ``n``.
+
+    Ranges of consecutive vertices with about ``piece_arcs`` out-arcs (cut where the arcs reach
+    each multiple of ``m / ceil(m / piece_arcs)``, as the host layout's pieces), and each vertex
+    of more than ``piece_arcs`` out-arcs a piece alone; no piece is empty (but in a graph with
+    no vertices).
+
+    Parameters
+    ----------
+    indptr:
+        The graph's CSR offsets (int64, of ``xp``).
+    piece_arcs:
+        Out-arcs per piece, about.
+    xp:
+        The array module of ``indptr``.
+
+    Returns
+    -------
+    int64 array of ``xp``
+        Ascending, from 0 to ``n``.
+    """
+    return xp.flatnonzero(_piece_starts(indptr, piece_arcs, xp))
+
+
+def _piece_starts(indptr, piece_arcs: int, xp):
+    """:func:`device_pieces` as ``n + 1`` flags (``True`` where a piece starts, and at ``n``)."""
+    n, m = indptr.size - 1, int(indptr[-1])
+    pieces = max(1, -(-m // piece_arcs))
+    starts = xp.zeros(n + 1, dtype=np.bool_)
+    starts[xp.minimum(xp.searchsorted(indptr, xp.arange(pieces + 1, dtype=np.int64) * m // pieces), n)] = True
+    hubs = indptr[1:] - indptr[:-1] > piece_arcs
+    starts[:n] |= hubs
+    starts[1:] |= hubs
+    starts[0] = starts[n] = True
+    return starts
 
 
 @functools.lru_cache(maxsize=None)
