@@ -194,6 +194,10 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--bucket-width", type=float, default=None, metavar="W",
                      help="sssp with --engine path or path-w: each round sends only the distances within W of "
                           "the least one left (delta-stepping: fewer vertex updates, more rounds; default none)")
+    run.add_argument("--layout", choices=("host", "device"), default=None,
+                     help="with --engine path or path-w: build the path layout on the host's cores (Algorithm 1 "
+                          "with linking and layers) or on the graph's device (many pieces, one layer); default: "
+                          "device on a GPU, host on the CPU")
     run.add_argument("--gpus", type=int, default=None, metavar="N",
                      help="run bfs, sssp, wcc, pagerank or kcore on N ranks of this host: one GPU each, "
                           "or N CPU processes over Gloo with --device cpu (docs/distributed.md); under "
@@ -525,6 +529,8 @@ def _runner(args, spec, module, graph, parameters):
         return _distributed_runner(args, spec, graph, parameters)
     if args.bucket_width is not None and (spec.name != "sssp" or args.engine not in ("path", "path-w")):
         raise InvalidParameterError("--bucket-width applies to sssp with --engine path or path-w")
+    if args.layout is not None and args.engine not in ("path", "path-w"):
+        raise InvalidParameterError("--layout applies to --engine path or path-w")
     if args.engine is None:
         if args.k is not None:
             raise InvalidParameterError("--k applies to kcore with --engine")
@@ -540,6 +546,8 @@ def _runner(args, spec, module, graph, parameters):
         raise InvalidParameterError("--k applies to kcore with --engine")
     if args.bucket_width is not None:
         parameters["bucket_width"] = args.bucket_width
+    if args.layout is not None:
+        parameters["layout"] = args.layout
     value = {"pagerank": "rank", "adsorption": "score", "sssp": "distance", "kcore": "in_core"}[spec.name]
     return (lambda: solve(graph, spec.name, schedule=args.engine, **parameters)), value
 

@@ -83,6 +83,12 @@ def test_run_on_the_path_engine(capsys, tmp_path):
                 ("--engine", "path", "--bucket-width", "0")):
         code, _, err = run_cli(capsys, "run", "sssp", str(edges), "--source", "10", *bad, "--device", "cpu")
         assert code != 0 and "bucket-width" in err.replace("_", "-") and "Traceback" not in err, bad
+    code, out, err = run_cli(capsys, "run", "sssp", str(edges), "--source", "10", "--engine", "path",
+                             "--layout", "device", "-o", str(output), "--device", "cpu")
+    assert code == 0 and "layout_built_on device" in out, (out, err)
+    assert output.read_text().splitlines() == ["10\t0", "20\t1", "30\t3"]
+    code, _, err = run_cli(capsys, "run", "sssp", str(edges), "--source", "10", "--layout", "device", "--device", "cpu")
+    assert code != 0 and "--layout applies to --engine path" in err and "Traceback" not in err
     code, _, err = run_cli(capsys, "run", "pagerank", str(edges), "--engine", "path", "--max-iterations", "3",
                            "--device", "cpu")
     assert code != 0 and "not max_iterations" in err
