@@ -76,9 +76,9 @@ def main() -> int:
                              "steps": steps, "paths": layout.num_paths})
                 print(f"{name[:12]:12s} {algorithm:10s} host layout {seconds * 1e3:8.1f} ms "
                       + " ".join(f"{k}={v * 1e3:.1f}" for k, v in steps.items()), flush=True)
-                # as the engine does: a GPU graph's own CSR is already on the device, k-core's is copied there
+                # as the engine does: a GPU graph's own CSR is already on the device, and so is k-core's
                 csr = (graph.indptr, graph.indices) if backend and program.layout_key == "arcs" else (
-                    program.indptr, program.indices)
+                    program.device_csr or (program.indptr, program.indices))
                 for size in sizes:
                     seconds, steps, layout = median_build(lambda: build_device_layout(
                         *csr, backend, piece_arcs=size), args.repeat)

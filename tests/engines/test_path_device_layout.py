@@ -14,7 +14,7 @@ import gpugraph as gg
 from gpugraph import config
 from gpugraph.engines.path import _partition_cpu as kernels
 from gpugraph.engines.path import solve
-from gpugraph.engines.path.device_layout import build_device_layout, device_pieces
+from gpugraph.engines.path.device_layout import build_device_layout, device_pieces, visiting_order
 from gpugraph.errors import InvalidParameterError
 
 ARRAYS = ("vertices", "arcs", "offsets", "chunk_offsets", "source_offsets", "source_chunks", "chunk_layer",
@@ -111,6 +111,16 @@ def test_device_pieces_cut_by_arcs_and_leave_each_hub_alone(n, m, seed, piece_ar
     for first, last in zip(starts[:-1], starts[1:]):
         assert last - first == 1 or degree[first:last].max(initial=0) <= piece_arcs
         assert last - first == 1 or degree[first:last].sum() <= 2 * piece_arcs + 1  # a cut's arcs and one row
+
+
+@pytest.mark.parametrize("n, m, seed", [(1, 0, 0), (30, 100, 2), (200, 2000, 4), (60, 3000, 6)])
+def test_the_visiting_order_is_the_host_layouts_in_32_and_64_bit_keys(n, m, seed):
+    indptr, indices = random_csr(n, m, seed)
+    order, slots = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+    kernels.visiting_order(indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, config.PATH_VISITING_ORDER_BLOCKS,
+                           order, slots)
+    assert np.array_equal(visiting_order(indptr, indices), order)
+    assert np.array_equal(visiting_order(indptr, indices, wide=True), order)
 
 
 def test_the_device_layout_refuses_bad_sizes():

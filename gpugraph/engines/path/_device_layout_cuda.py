@@ -17,13 +17,13 @@ _index_chunk = cuda.jit(device=True, cache=True)(steps.index_chunk)
 
 
 @cuda.jit(cache=True)
-def trace_pieces(pieces, indptr, indices, order, roots, vertex_starts, max_depth, chunk_arcs, state, stack_vertex,
-                 stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
+def trace_pieces(pieces, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
+                 stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
     """One thread per piece: :func:`~._device_layout_steps.trace_piece`."""
     k = thread_index()
     if k < pieces:
-        _trace_piece(k, indptr, indices, order, roots, vertex_starts, max_depth, chunk_arcs, state, stack_vertex,
-                     stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)
+        _trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
+                     stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)
 
 
 @cuda.jit(cache=True)

@@ -23,8 +23,8 @@ VISITED = np.int8(1)
 EXPANDED = np.int8(16)
 
 
-def trace_piece(k, indptr, indices, order, roots, vertex_starts, max_depth, chunk_arcs, state, stack_vertex,
-                stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
+def trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
+                stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
     """Cut piece ``k``'s out-arcs into edge-disjoint paths (Algorithm 1) and its paths into chunks.
 
     Parameters
@@ -35,9 +35,10 @@ def trace_piece(k, indptr, indices, order, roots, vertex_starts, max_depth, chun
         The graph's CSR arrays.
     order:
         Per row, the row's arc positions by descending out-degree of their heads (ties by place).
-    roots:
-        Per piece, its vertices by descending out-degree (ties by id), at the piece's own
-        entries (``vertex_starts[k]`` on).
+    roots, root_degrees:
+        Scratch, one entry per vertex: the piece's vertices with out-arcs are sorted there by
+        descending out-degree (ties by id; insertion, as a piece has at most ``piece_arcs`` of
+        them), at the piece's own entries (``vertex_starts[k]`` on).
     max_depth, chunk_arcs:
         D_MAX, and the most arcs a chunk of several paths holds.
     state:
@@ -66,12 +67,22 @@ def trace_piece(k, indptr, indices, order, roots, vertex_starts, max_depth, chun
     base = 2 * indptr[first]
     path_base = indptr[first] + k
     frame = k * (max_depth + 1)
+    found = 0
+    for u in range(first, last):
+        degree = indptr[u + 1] - indptr[u]
+        if degree > 0:
+            j = first + found
+            while j > first and root_degrees[j - 1] < degree:
+                roots[j] = roots[j - 1]
+                root_degrees[j] = root_degrees[j - 1]
+                j -= 1
+            roots[j] = u
+            root_degrees[j] = degree
+            found += 1
     length = 0
     paths = 0
-    for i in range(first, last):
+    for i in range(first, first + found):
         root = roots[i]
-        if indptr[root + 1] == indptr[root]:
-            break  # the rest of the piece's roots have no out-arcs
         if state[root] & EXPANDED:
             continue
         state[root] = VISITED | EXPANDED
@@ -187,12 +198,12 @@ _index_chunk = njit(cache=True, nogil=True)(index_chunk)
 
 
 @njit(cache=True, nogil=True)
-def trace_pieces(pieces, indptr, indices, order, roots, vertex_starts, max_depth, chunk_arcs, state, stack_vertex,
-                 stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
+def trace_pieces(pieces, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
+                 stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
     """:func:`trace_piece` for every piece, one after another (the CPU reference)."""
     for k in range(pieces):
-        _trace_piece(k, indptr, indices, order, roots, vertex_starts, max_depth, chunk_arcs, state, stack_vertex,
-                     stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)
+        _trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
+                     stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)
 
 
 @njit(cache=True, nogil=True)

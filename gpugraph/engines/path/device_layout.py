@@ -11,15 +11,16 @@ only reorders the launch, and Algorithm 1's paths average ~1.1 arcs, so linking 
 
 So the device layout keeps what the rounds use, all of it as parallel device work:
 
-1. **Visiting order**: each row's arcs by descending out-degree of their heads (a stable sort
-   of ``row << 32 | (2^32 - 1 - degree)`` keys).
+1. **Visiting order**: each row's arcs by descending out-degree of their heads
+   (:func:`visiting_order`: one stable sort of 32-bit keys when they fit, else 64-bit).
 2. **Pieces**: ranges of consecutive vertices with about
    :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS` out-arcs each, and each vertex with more a
    piece alone (:func:`device_pieces`: its paths are its arcs, written by the gather, so no
-   thread walks a hub's row); the roots of each by descending out-degree (another stable sort).
-3. **Traversal**: one thread per piece runs Algorithm 1 on its out-arcs (an arc leaving the
-   piece ends its path, as in the host layout's pieces) and cuts its paths into chunks of at
-   most ``chunk_arcs`` arcs (:func:`~._device_layout_steps.trace_piece`).
+   thread walks a hub's row).
+3. **Traversal**: one thread per piece sorts its vertices with out-arcs by descending
+   out-degree (the roots), runs Algorithm 1 on its out-arcs (an arc leaving the piece ends its
+   path, as in the host layout's pieces) and cuts its paths into chunks of at most
+   ``chunk_arcs`` arcs (:func:`~._device_layout_steps.trace_piece`).
 4. **Gather**: a prefix sum of the pieces' sizes, then one block copies each piece's paths and
    chunks into place.
 5. **Vertex -> chunk index**: one thread per chunk.
@@ -46,8 +47,6 @@ from gpugraph.errors import InvalidParameterError
 
 #: Threads of a block of :func:`~._device_layout_cuda.gather_pieces` (one block per piece).
 GATHER_THREADS = 128
-#: Low bits of the sort keys taken by ``2^32 - 1 - out-degree``.
-DEGREE_BITS = 32
 
 
 def build_device_layout(indptr, indices, backend=None, max_depth: int = config.PATH_MAX_DEPTH,
@@ -78,7 +77,7 @@ def build_device_layout(indptr, indices, backend=None, max_depth: int = config.P
     ------
     InvalidParameterError
         If ``max_depth``, ``chunk_arcs`` or ``piece_arcs`` is below 1, or the graph has
-        2^31 vertices or more (the sort keys hold a vertex id in 31 bits).
+        2^31 vertices or more (a 64-bit sort key holds a vertex id above 32 bits of degree).
     DeviceOutOfMemoryError
         If the device cannot hold the layout.
     """
@@ -140,25 +139,19 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     """The fields of :class:`PathLayout` but ``pieces``, the times and ``built_on``; and the pieces."""
     xp = run.xp
     n, m = indptr.size - 1, indices.size
-    degree = indptr[1:] - indptr[:-1]
-    ceiling = (1 << DEGREE_BITS) - 1
-    arc_row = xp.searchsorted(indptr, xp.arange(m, dtype=np.int64), side="right") - 1
-    order = xp.argsort((arc_row << DEGREE_BITS) | (ceiling - degree[indices]), kind="stable")
+    order = visiting_order(indptr, indices, xp)
     slots = xp.empty(m, dtype=np.int64)
     slots[order] = xp.arange(m, dtype=np.int64)
     run.lap(clock, "visiting order")
-    starts_here = _piece_starts(indptr, piece_arcs, xp)
-    vertex_starts = xp.flatnonzero(starts_here)
+    vertex_starts = device_pieces(indptr, piece_arcs, xp)
     pieces = vertex_starts.size - 1
-    vertex_piece = xp.cumsum(starts_here[:n], dtype=np.int64) - 1
-    roots = xp.argsort((vertex_piece << DEGREE_BITS) | (ceiling - degree), kind="stable")
-    run.lap(clock, "pieces and roots")
+    run.lap(clock, "pieces")
     frames = pieces * (max_depth + 1)
     vertices, arcs = xp.empty(2 * m, dtype=indices.dtype), xp.empty(2 * m, dtype=np.int64)
     path_offsets, chunk_bounds = xp.empty(m + pieces, dtype=np.int64), xp.empty(m + pieces, dtype=np.int64)
     written = xp.zeros((pieces, 3), dtype=np.int64)  # positions, paths, chunks
-    run.per_item("trace_pieces", pieces, indptr, indices, order, roots, vertex_starts, max_depth, chunk_arcs,
-                 xp.zeros(n, dtype=np.int8), xp.empty(frames, dtype=np.int64), xp.empty(frames, dtype=np.int64),
+    run.per_item("trace_pieces", pieces, indptr, indices, order, xp.empty(n, dtype=np.int64), xp.empty(n, dtype=np.int64),
+                 vertex_starts, max_depth, chunk_arcs, xp.zeros(n, dtype=np.int8), xp.empty(frames, dtype=np.int64), xp.empty(frames, dtype=np.int64),
                  xp.empty(frames, dtype=np.int64), vertices, arcs, path_offsets, chunk_bounds, written)
     run.lap(clock, "traversal")
     starts = xp.zeros((pieces + 1, 3), dtype=np.int64)
@@ -183,6 +176,34 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     return fields, pieces
 
 
+def visiting_order(indptr, indices, xp=np, wide: bool = False):
+    """Each row's arc positions by descending out-degree of their heads, ties by place: one
+    stable sort of ``row << b | (2^b - 1 - degree)`` keys, ``b`` the bits of the largest
+    out-degree, in 32 bits when they fit (half the sort's passes) unless ``wide``, else 64.
+
+    Parameters
+    ----------
+    indptr, indices:
+        The graph's CSR arrays (``indptr`` int64), of ``xp``.
+    xp:
+        Their array module.
+    wide:
+        Sort 64-bit keys even when 32 bits hold them.
+
+    Returns
+    -------
+    int64 array of ``xp``
+        ``order[slot]`` is the arc position at ``slot`` of its row's visiting order.
+    """
+    n, m = indptr.size - 1, indices.size
+    degree = indptr[1:] - indptr[:-1]
+    degree_bits = max(int(degree.max()) if n else 0, 1).bit_length()
+    key = np.int64 if wide or max(n - 1, 1).bit_length() + degree_bits > 32 else np.uint32
+    arc_row = (xp.searchsorted(indptr, xp.arange(m, dtype=np.int64), side="right") - 1).astype(key)
+    descending = key((1 << degree_bits) - 1) - degree[indices].astype(key)
+    return xp.argsort((arc_row << key(degree_bits)) | descending, kind="stable")
+
+
 def device_pieces(indptr, piece_arcs: int, xp=np):
     """The pieces of the device layout: where each starts, and after the last ``n``.
 
@@ -205,11 +226,6 @@ def device_pieces(indptr, piece_arcs: int, xp=np):
     int64 array of ``xp``
         Ascending, from 0 to ``n``.
     """
-    return xp.flatnonzero(_piece_starts(indptr, piece_arcs, xp))
-
-
-def _piece_starts(indptr, piece_arcs: int, xp):
-    """:func:`device_pieces` as ``n + 1`` flags (``True`` where a piece starts, and at ``n``)."""
     n, m = indptr.size - 1, int(indptr[-1])
     pieces = max(1, -(-m // piece_arcs))
     starts = xp.zeros(n + 1, dtype=np.bool_)
@@ -218,7 +234,7 @@ def _piece_starts(indptr, piece_arcs: int, xp):
     starts[:n] |= hubs
     starts[1:] |= hubs
     starts[0] = starts[n] = True
-    return starts
+    return xp.flatnonzero(starts)
 
 
 @functools.lru_cache(maxsize=None)

@@ -228,11 +228,13 @@ def _host_layout(graph, program, max_depth: int, chunk_arcs: int, pieces: int):
 
 def _device_layout(graph, program, max_depth: int, chunk_arcs: int, pieces: int):
     backend = graph.backend if graph.backend.is_cuda else None
-    if program.layout_key == "arcs" and backend is not None:  # the program's CSR is the graph's, already there
-        indptr, indices = graph.indptr, graph.indices
-    else:
-        indptr, indices = program.indptr, program.indices
-    return build_device_layout(indptr, indices, backend, max_depth, chunk_arcs)
+    if backend is None:
+        csr = program.indptr, program.indices
+    elif program.layout_key == "arcs":  # the program's CSR is the graph's, already there
+        csr = graph.indptr, graph.indices
+    else:  # built there (k-core's undirected graph), or copied there inside the layout's time
+        csr = program.device_csr or (program.indptr, program.indices)
+    return build_device_layout(*csr, backend, max_depth, chunk_arcs)
 
 
 #: ``solve(layout=...)``: where a path layout is built (:func:`path_layout`).

@@ -64,6 +64,10 @@ class PathProgram:
     symmetric:
         The graph has ``v -> u`` for each arc ``u -> v`` (an undirected graph; k-core's): its
         path layout has one layer (:func:`~gpugraph.engines.path.dependency.path_dependencies`).
+    device_csr:
+        ``(indptr, indices)`` on the graph's GPU when the program built its graph there (k-core's
+        undirected graph), for the layout built on the device; ``None`` otherwise (a program on
+        the graph's own arcs uses the graph's CSR).
     """
 
     name: str
@@ -79,6 +83,7 @@ class PathProgram:
     finish: Callable
     parameters: dict = field(default_factory=dict)
     symmetric: bool = False
+    device_csr: tuple | None = None
 
 
 def make_program(graph, algorithm: str, **parameters) -> PathProgram:
@@ -310,4 +315,5 @@ def _kcore(graph, k: int | None = None) -> PathProgram:
         "kcore", PEEL, indptr, indices, "simple-undirected", symmetric=True, arc_values=np.zeros(indices.size),
         initial=deleted.astype(np.float64), changed=deleted.astype(np.uint8), count=degree.astype(np.int64),
         threshold=float(int(k)), finish=lambda x: {"in_core": x == 0}, parameters={"k": int(k)},
+        device_csr=(offsets, neighbours) if graph.backend.is_cuda else None,
     )
