@@ -301,10 +301,10 @@ PATH_MIN_BUCKET_WEIGHTS = math.inf
 PATH_GPU_LAYOUT = "device"
 #: Out-arcs per piece of the device layout, about: one GPU thread traverses each piece (a vertex
 #: with more is a piece alone, its arcs written in parallel). One H100, 2026-11-26
-#: (``bench/path_device_layout.py --piece-arcs 32,64,128,256``): cnr-2000's layout 8.5 / 8.4 /
-#: 8.6 / 9.7 ms (with 2.9-3.5 ms of copying its CSR from the host, which the engine does not
-#: do: a GPU graph's CSR is already there), PageRank on it 27.8 / 27.2 / 28.3 / 28.1 ms; Slashdot
-#: 3.9 / 4.4 / 4.9 / 4.9 ms, PageRank 17.4 / 17.1 / 16.4 / 16.9 ms.
+#: (``bench/path_device_layout.py --piece-arcs 32,64,128``, medians of 5 warm builds): cnr-2000's
+#: layout 3.9 / 3.5 / 3.5 ms, k-core's graph of it 3.8 / 4.2 / 6.3; Slashdot 2.3 / 2.4 / 3.0,
+#: k-core's 2.2 / 2.4 / 3.4. An earlier call (32 / 64 / 128 / 256): PageRank on the layout 27.8 /
+#: 27.2 / 28.3 / 28.1 ms on cnr-2000, 17.4 / 17.1 / 16.4 / 16.9 on Slashdot.
 PATH_DEVICE_PIECE_ARCS = 64
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
