@@ -303,8 +303,9 @@ PATH_GPU_LAYOUT = "device"
 #: with more is a piece alone, its arcs written in parallel). One H100, 2026-11-26
 #: (``bench/path_device_layout.py --piece-arcs 32,64,128``, medians of 5 warm builds): cnr-2000's
 #: layout 3.9 / 3.5 / 3.5 ms, k-core's graph of it 3.8 / 4.2 / 6.3; Slashdot 2.3 / 2.4 / 3.0,
-#: k-core's 2.2 / 2.4 / 3.4. An earlier call (32 / 64 / 128 / 256): PageRank on the layout 27.8 /
-#: 27.2 / 28.3 / 28.1 ms on cnr-2000, 17.4 / 17.1 / 16.4 / 16.9 on Slashdot.
+#: k-core's 2.2 / 2.4 / 3.4. PageRank on the 64-arc layout: 27.2-27.3 ms on cnr-2000 (87 / 82
+#: rounds), 15.5-17.1 on Slashdot (the engine's times were not measured per size: the bench's
+#: engine rows all ran at the default, see docs/path-engine.md).
 PATH_DEVICE_PIECE_ARCS = 64
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------

@@ -147,6 +147,16 @@ def test_the_engine_on_the_device_layout_gives_bsp_answers(algorithm, parameters
                 assert np.abs(result[key] - value).sum() <= 1e-5 * np.abs(value).sum(), key
 
 
+def test_the_engine_builds_pieces_of_the_configured_size(monkeypatch):
+    rng = np.random.default_rng(9)
+    graph = gg.from_edges(rng.integers(0, 200, 1600), rng.integers(0, 200, 1600), num_vertices=200)
+    indptr = np.asarray(graph.indptr).astype(np.int64)
+    for piece_arcs in (8, 100):
+        monkeypatch.setattr(config, "PATH_DEVICE_PIECE_ARCS", piece_arcs)
+        stats = solve(graph, "pagerank", layout="device").stats
+        assert stats["layout_pieces"] == device_pieces(indptr, piece_arcs).size - 1
+
+
 def test_the_host_layout_is_the_default_on_the_cpu_and_a_bad_name_is_refused():
     graph = gg.from_edges([0, 1, 2], [1, 2, 0])
     assert solve(graph, "pagerank").stats["layout_built_on"] == "host"

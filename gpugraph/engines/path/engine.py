@@ -234,7 +234,7 @@ def _device_layout(graph, program, max_depth: int, chunk_arcs: int, pieces: int)
         csr = graph.indptr, graph.indices
     else:  # built there (k-core's undirected graph), or copied there inside the layout's time
         csr = program.device_csr or (program.indptr, program.indices)
-    return build_device_layout(*csr, backend, max_depth, chunk_arcs)
+    return build_device_layout(*csr, backend, max_depth, chunk_arcs, config.PATH_DEVICE_PIECE_ARCS)
 
 
 #: ``solve(layout=...)``: where a path layout is built (:func:`path_layout`).
