@@ -300,13 +300,12 @@ PATH_MIN_BUCKET_WEIGHTS = math.inf
 #: overrides it.
 PATH_GPU_LAYOUT = "device"
 #: Out-arcs per piece of the device layout, about: one GPU thread traverses each piece (a vertex
-#: with more is a piece alone, its arcs written in parallel). One H100, 2026-11-26
-#: (``bench/path_device_layout.py --piece-arcs 32,64,128``, medians of 5 warm builds): cnr-2000's
-#: layout 3.9 / 3.5 / 3.5 ms, k-core's graph of it 3.8 / 4.2 / 6.3; Slashdot 2.3 / 2.4 / 3.0,
-#: k-core's 2.2 / 2.4 / 3.4. PageRank on the 64-arc layout: 27.2-27.3 ms on cnr-2000 (87 / 82
-#: rounds), 15.5-17.1 on Slashdot (the engine's times were not measured per size: the bench's
-#: engine rows all ran at the default, see docs/path-engine.md).
-PATH_DEVICE_PIECE_ARCS = 64
+#: with more is a piece alone, its arcs written in parallel). Larger pieces cut fewer paths at
+#: their borders but take longer to traverse. One H100, 2026-11-26 (``bench/path_device_layout.py
+#: --piece-arcs 32,64,128,512``, one call, `docs/runs/2026-11-26-path-device-layout-sizes-h100-s15.json`),
+#: warm layout / PageRank on it, ms: cnr-2000 4.3 / 31.5, 3.3 / 28.8, 3.6 / 26.5, 12.5 / 25.8
+#: (the host layout: 108 / 23.7); Slashdot 2.0 / 17.9, 1.8 / 16.7, 2.2 / 16.5, 9.4 / 17.4.
+PATH_DEVICE_PIECE_ARCS = 128
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
 #: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this
