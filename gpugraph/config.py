@@ -304,8 +304,12 @@ PATH_GPU_LAYOUT = "device"
 #: their borders but take longer to traverse. One H100, 2026-11-26 (``bench/path_device_layout.py
 #: --piece-arcs 32,64,128,512``, one call, `docs/runs/2026-11-26-path-device-layout-sizes-h100-s15.json`),
 #: warm layout / PageRank on it, ms: cnr-2000 4.3 / 31.5, 3.3 / 28.8, 3.6 / 26.5, 12.5 / 25.8
-#: (the host layout: 108 / 23.7); Slashdot 2.0 / 17.9, 1.8 / 16.7, 2.2 / 16.5, 9.4 / 17.4.
-PATH_DEVICE_PIECE_ARCS = 128
+#: (the host layout: 108 / 23.7); Slashdot 2.0 / 17.9, 1.8 / 16.7, 2.2 / 16.5, 9.4 / 17.4. The
+#: table at 128 (`...-path-engine-h100-s15-128-arcs.json`) against 64 (`...-s15-end.json`):
+#: PageRank and adsorption on cnr-2000 25.6 / 9.1 ms against 27.3 / 10.1, but Slashdot's SSSP
+#: 2.49 against 1.58 ms, and the layouts as first built 7.0 / 3.2 ms against 5.5 / 2.4 (k-core's
+#: on cnr-2000 6.9 against 5.5, above its 3.5 ms saving). 64 keeps every layout cheaper.
+PATH_DEVICE_PIECE_ARCS = 64
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
 #: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this
