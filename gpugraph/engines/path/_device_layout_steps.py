@@ -37,8 +37,8 @@ def trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, m
         Per row, the row's arc positions by descending out-degree of their heads (ties by place).
     roots, root_degrees:
         Scratch, one entry per vertex: the piece's vertices with out-arcs are sorted there by
-        descending out-degree (ties by id; insertion, as a piece has at most ``piece_arcs`` of
-        them), at the piece's own entries (``vertex_starts[k]`` on).
+        descending out-degree (ties by id; by insertion, as a piece has at most about twice
+        ``piece_arcs`` of them), at the piece's own entries (``vertex_starts[k]`` on).
     max_depth, chunk_arcs:
         D_MAX, and the most arcs a chunk of several paths holds.
     state:
