@@ -50,8 +50,7 @@ GATHER_THREADS = 128
 
 
 def build_device_layout(indptr, indices, backend=None, max_depth: int = config.PATH_MAX_DEPTH,
-                        chunk_arcs: int = config.PATH_CHUNK_ARCS,
-                        piece_arcs: int = config.PATH_DEVICE_PIECE_ARCS) -> PathLayout:
+                        chunk_arcs: int = config.PATH_CHUNK_ARCS, piece_arcs: int | None = None) -> PathLayout:
     """Partition and chunk a graph's arcs for the path engine on ``backend`` (module docstring).
 
     Parameters
@@ -66,7 +65,8 @@ def build_device_layout(indptr, indices, backend=None, max_depth: int = config.P
     chunk_arcs:
         Arcs per chunk.
     piece_arcs:
-        Out-arcs per piece, about: the pieces the threads traverse.
+        Out-arcs per piece, about: the pieces the threads traverse;
+        :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS` (read at each call) if ``None``.
 
     Returns
     -------
@@ -81,6 +81,7 @@ def build_device_layout(indptr, indices, backend=None, max_depth: int = config.P
     DeviceOutOfMemoryError
         If the device cannot hold the layout.
     """
+    piece_arcs = config.PATH_DEVICE_PIECE_ARCS if piece_arcs is None else piece_arcs
     if min(int(max_depth), int(chunk_arcs), int(piece_arcs)) < 1:
         raise InvalidParameterError(
             f"max_depth, chunk_arcs and piece_arcs must be >= 1, got {max_depth}, {chunk_arcs} and {piece_arcs}")

@@ -234,7 +234,7 @@ def _device_layout(graph, program, max_depth: int, chunk_arcs: int, pieces: int)
         csr = graph.indptr, graph.indices
     else:  # built there (k-core's undirected graph), or copied there inside the layout's time
         csr = program.device_csr or (program.indptr, program.indices)
-    return build_device_layout(*csr, backend, max_depth, chunk_arcs, config.PATH_DEVICE_PIECE_ARCS)
+    return build_device_layout(*csr, backend, max_depth, chunk_arcs)
 
 
 #: ``solve(layout=...)``: where a path layout is built (:func:`path_layout`).
@@ -303,8 +303,10 @@ class _PathRounds:
                  priority_min_chunks: int, sweeps: int, profile: bool, proxies: int, bucket_width: float):
         xp = backend.xp
         self.xp, self.kernels, self.program, self.prioritised = xp, kernels, program, prioritised
-        arcs = backend.asarray(layout.arcs)
-        values = xp.where(arcs >= 0, backend.asarray(program.arc_values)[xp.maximum(arcs, 0)], 0.0)
+        arcs = layout.arcs  # E_val along the paths, worked out where the layout is, then copied once
+        on_layout = array_module(arcs)
+        arc_values = on_layout.asarray(program.arc_values)
+        values = backend.asarray(on_layout.where(arcs >= 0, arc_values[on_layout.maximum(arcs, 0)], 0.0))
         self.vertices = backend.asarray(layout.vertices)
         self.offsets = backend.asarray(layout.offsets)
         self.chunk_offsets = backend.asarray(layout.chunk_offsets)
