@@ -47,6 +47,10 @@ from gpugraph.errors import InvalidParameterError
 
 #: Threads of a block of :func:`~._device_layout_cuda.gather_pieces` (one block per piece).
 GATHER_THREADS = 128
+#: Vertices of the random graph laid out before the first timed layout on a GPU (above 2^18, so
+#: that CuPy's scans compile their deepest form), and the arcs of its one hub.
+WARM_VERTICES = 1 << 19
+WARM_HUB_ARCS = 4096
 
 
 def build_device_layout(indptr, indices, backend=None, max_depth: int = config.PATH_MAX_DEPTH,
@@ -240,11 +244,21 @@ def device_pieces(indptr, piece_arcs: int, xp=np):
 
 @functools.lru_cache(maxsize=None)
 def _load_kernels(backend, index_dtype: str) -> None:
-    """Compile (or load from the caches) the steps' kernels and CuPy's sorts for vertex ids of
-    ``index_dtype`` by laying out a tiny graph in two pieces, so that
-    :attr:`PathLayout.seconds` times the work alone."""
+    """Compile (or load from the caches) the steps' kernels and CuPy's for vertex ids of
+    ``index_dtype`` by laying out a tiny graph in two pieces, and on a real GPU a random one of
+    :data:`WARM_VERTICES` vertices with a hub, in 32- and 64-bit sort keys, so that
+    :attr:`PathLayout.seconds` times the work alone: CuPy compiles some kernels (its scans) by
+    the array's size, and on a fresh machine the first layout of cnr-2000 otherwise spent
+    ~0.45 s (and k-core's 64-bit keys ~0.23 s) compiling (docs/path-engine.md)."""
     run = _Steps(backend)
-    indptr = run.xp.asarray(np.array([0, 2, 3, 4], dtype=np.int64))
-    indices = run.xp.asarray(np.array([1, 2, 0, 0], dtype=index_dtype))
+    graphs = [(np.array([0, 2, 3, 4]), np.array([1, 2, 0, 0]))]
+    if backend is not None and not backend.simulated:
+        rng = np.random.default_rng(0)
+        heads = np.concatenate([np.zeros(WARM_HUB_ARCS, dtype=np.int64),
+                                np.sort(rng.integers(0, WARM_VERTICES, 2 * WARM_VERTICES))])
+        graphs.append((np.searchsorted(heads, np.arange(WARM_VERTICES + 1)), rng.integers(0, WARM_VERTICES, heads.size)))
     with run.activate():
-        _arrange(run, indptr, indices, config.PATH_MAX_DEPTH, config.PATH_CHUNK_ARCS, 2, StageClock())
+        for indptr, indices in graphs:
+            indptr, indices = run.xp.asarray(indptr, dtype=np.int64), run.xp.asarray(indices, dtype=index_dtype)
+            visiting_order(indptr, indices, run.xp, wide=True)
+            _arrange(run, indptr, indices, config.PATH_MAX_DEPTH, config.PATH_CHUNK_ARCS, 2, StageClock())
