@@ -310,6 +310,9 @@ PATH_GPU_LAYOUT = "device"
 #: 2.49 against 1.58 ms, and the layouts as first built 7.0 / 3.2 ms against 5.5 / 2.4 (k-core's
 #: on cnr-2000 6.9 against 5.5, above its 3.5 ms saving). 64 keeps every layout cheaper.
 PATH_DEVICE_PIECE_ARCS = 64
+#: The largest D_MAX the device layout takes: its threads keep their traversal stacks in local
+#: memory, of a size fixed when the kernel compiles (``solve`` uses the host layout above it).
+PATH_DEVICE_MAX_DEPTH = 64
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
 #: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this

@@ -128,6 +128,8 @@ def test_the_device_layout_refuses_bad_sizes():
     for bad in ({"max_depth": 0}, {"chunk_arcs": 0}, {"piece_arcs": 0}):
         with pytest.raises(InvalidParameterError, match="must be >= 1"):
             build_device_layout(indptr, indices, None, **bad)
+    with pytest.raises(InvalidParameterError, match="max_depth up to"):
+        build_device_layout(indptr, indices, None, max_depth=config.PATH_DEVICE_MAX_DEPTH + 1)
 
 
 @pytest.mark.parametrize("algorithm, parameters", [("pagerank", {}), ("adsorption", {}), ("sssp", {"source": 0}),
@@ -184,3 +186,5 @@ def test_a_gpu_graph_uses_the_device_layout_unless_dispatch_is_layered():
     assert solve(graph, "pagerank").stats["layout_built_on"] == config.PATH_GPU_LAYOUT == "device"
     assert solve(graph, "pagerank", layered=True).stats["layout_built_on"] == "host"
     assert solve(graph, "pagerank", layout="host").stats["layout_built_on"] == "host"
+    deep = config.PATH_DEVICE_MAX_DEPTH + 1  # deeper than a thread's stack: the host layout
+    assert solve(graph, "pagerank", max_depth=deep).stats["layout_built_on"] == "host"

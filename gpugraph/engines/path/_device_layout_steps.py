@@ -44,7 +44,7 @@ def trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, m
     state:
         One byte per vertex, zeros before the first piece.
     stack_vertex, stack_cursor, stack_end:
-        ``max_depth + 1`` entries per piece: the traversal's stack.
+        At least ``max_depth + 1`` entries: the traversal's stack (the thread's own).
     vertices, arcs:
         The piece's stretch from ``2 * indptr[vertex_starts[k]]``, filled with its paths one
         after another: each path's vertices, and ``arcs[j]`` the CSR position of the arc
@@ -66,7 +66,6 @@ def trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, m
         return
     base = 2 * indptr[first]
     path_base = indptr[first] + k
-    frame = k * (max_depth + 1)
     found = 0
     for u in range(first, last):
         degree = indptr[u + 1] - indptr[u]
@@ -87,16 +86,16 @@ def trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, m
             continue
         state[root] = VISITED | EXPANDED
         top = 0
-        stack_vertex[frame] = root
-        stack_cursor[frame] = indptr[root]
-        stack_end[frame] = indptr[root + 1]
+        stack_vertex[0] = root
+        stack_cursor[0] = indptr[root]
+        stack_end[0] = indptr[root + 1]
         open_path = False
         while top >= 0:
-            slot = stack_cursor[frame + top]
-            if slot < stack_end[frame + top]:
-                u = stack_vertex[frame + top]
+            slot = stack_cursor[top]
+            if slot < stack_end[top]:
+                u = stack_vertex[top]
                 arc = order[slot]
-                stack_cursor[frame + top] = slot + 1
+                stack_cursor[top] = slot + 1
                 v = indices[arc]
                 if not open_path:  # the arc starts a new path at u
                     path_offsets[path_base + paths] = length
@@ -112,15 +111,15 @@ def trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, m
                     open_path = False  # the piece's border, or v met again (Algorithm 1, lines 15-16)
                 else:
                     top += 1
-                    stack_vertex[frame + top] = v
+                    stack_vertex[top] = v
                     if top < max_depth:  # expanded now: all its arcs are taken before it is popped
                         state[v] = VISITED | EXPANDED
-                        stack_cursor[frame + top] = indptr[v]
-                        stack_end[frame + top] = indptr[v + 1]
+                        stack_cursor[top] = indptr[v]
+                        stack_end[top] = indptr[v + 1]
                     else:  # at the depth bound: popped at once, expanded later as a root
                         state[v] = VISITED
-                        stack_cursor[frame + top] = 0
-                        stack_end[frame + top] = 0
+                        stack_cursor[top] = 0
+                        stack_end[top] = 0
             else:
                 open_path = False
                 top -= 1
@@ -199,8 +198,11 @@ _index_chunk = njit(cache=True, nogil=True)(index_chunk)
 
 @njit(cache=True, nogil=True)
 def trace_pieces(pieces, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
-                 stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
+                 vertices, arcs, path_offsets, chunk_bounds, written):
     """:func:`trace_piece` for every piece, one after another (the CPU reference)."""
+    stack_vertex = np.empty(max_depth + 1, dtype=np.int64)
+    stack_cursor = np.empty(max_depth + 1, dtype=np.int64)
+    stack_end = np.empty(max_depth + 1, dtype=np.int64)
     for k in range(pieces):
         _trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
                      stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)

@@ -89,6 +89,9 @@ def build_device_layout(indptr, indices, backend=None, max_depth: int = config.P
     if min(int(max_depth), int(chunk_arcs), int(piece_arcs)) < 1:
         raise InvalidParameterError(
             f"max_depth, chunk_arcs and piece_arcs must be >= 1, got {max_depth}, {chunk_arcs} and {piece_arcs}")
+    if int(max_depth) > config.PATH_DEVICE_MAX_DEPTH:
+        raise InvalidParameterError(f"the device layout takes max_depth up to {config.PATH_DEVICE_MAX_DEPTH} (a "
+                                    f"thread's stack in local memory); got {max_depth}: use the host layout")
     if len(indptr) - 1 >= 1 << 31:
         raise InvalidParameterError(f"the device layout takes graphs of fewer than 2^31 vertices; got {len(indptr) - 1:,}")
     run = _Steps(backend)
@@ -151,13 +154,12 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     vertex_starts = device_pieces(indptr, piece_arcs, xp)
     pieces = vertex_starts.size - 1
     run.lap(clock, "pieces")
-    frames = pieces * (max_depth + 1)
     vertices, arcs = xp.empty(2 * m, dtype=indices.dtype), xp.empty(2 * m, dtype=np.int64)
     path_offsets, chunk_bounds = xp.empty(m + pieces, dtype=np.int64), xp.empty(m + pieces, dtype=np.int64)
     written = xp.zeros((pieces, 3), dtype=np.int64)  # positions, paths, chunks
     run.per_item("trace_pieces", pieces, indptr, indices, order, xp.empty(n, dtype=np.int64), xp.empty(n, dtype=np.int64),
-                 vertex_starts, max_depth, chunk_arcs, xp.zeros(n, dtype=np.int8), xp.empty(frames, dtype=np.int64), xp.empty(frames, dtype=np.int64),
-                 xp.empty(frames, dtype=np.int64), vertices, arcs, path_offsets, chunk_bounds, written)
+                 vertex_starts, max_depth, chunk_arcs, xp.zeros(n, dtype=np.int8), vertices, arcs, path_offsets,
+                 chunk_bounds, written)
     run.lap(clock, "traversal")
     starts = xp.zeros((pieces + 1, 3), dtype=np.int64)
     xp.cumsum(written, axis=0, out=starts[1:])

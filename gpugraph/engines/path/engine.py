@@ -114,8 +114,8 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         (:func:`~gpugraph.engines.path.layout.build_layout`). ``"device"``: the partitioning
         over many pieces on the graph's GPU, no linking, one layer
         (:mod:`~gpugraph.engines.path.device_layout`; on a CPU graph the same steps on one
-        core). ``None``: :data:`gpugraph.config.PATH_GPU_LAYOUT` on a GPU unless ``layered``,
-        else ``"host"``. ``stats["layout_built_on"]`` says which ran.
+        core). ``None``: :data:`gpugraph.config.PATH_GPU_LAYOUT` on a GPU unless ``layered`` or
+        ``max_depth`` is above :data:`gpugraph.config.PATH_DEVICE_MAX_DEPTH`, else ``"host"``. ``stats["layout_built_on"]`` says which ran.
     **parameters:
         The algorithm's parameters.
 
@@ -156,7 +156,8 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
     stats = {"schedule": schedule, "preprocessing_seconds": 0.0}
     path = None
     if schedule.startswith("path"):
-        where = layout or (config.PATH_GPU_LAYOUT if graph.backend.is_cuda and not layered else "host")
+        on_gpu = graph.backend.is_cuda and not layered and int(max_depth) <= config.PATH_DEVICE_MAX_DEPTH
+        where = layout or (config.PATH_GPU_LAYOUT if on_gpu else "host")
         path, cached = path_layout(graph, program, int(max_depth), int(chunk_arcs), int(pieces), where)
         stats.update(path.summary())
         stats["preprocessing_seconds"] = 0.0 if cached else path.seconds
