@@ -1,7 +1,8 @@
 """The path engine's layout built on the GPU against the host layout, and against what it saves.
 
 For each graph and each size of piece (``--piece-arcs``): the device layout built ``--repeat``
-times warm (median total and steps), checked array for array against its CPU build (the same
+times warm as the engine builds it (median total), as many times waiting after each step (median
+by step), checked array for array against its CPU build (the same
 steps compiled for the CPU); the host layout (``build_layout``, the default pieces) timed the
 same way; then each algorithm's ``async`` run and ``path`` runs on either layout (medians of
 ``--repeat`` runs after a first, answers checked against ``bsp``). The summary says, per graph
@@ -46,9 +47,12 @@ def digest(layout) -> str:
 
 
 def median_build(build, repeat: int) -> tuple[float, dict, object]:
+    """Median seconds of ``repeat`` builds after a first, as the engine builds; median seconds
+    by step of as many builds that wait for the device after each step (``timed_steps``, the
+    device layout; the host layout times its steps anyway); and the last layout."""
     layouts = [build() for _ in range(repeat + 1)][1:]
-    steps = {step: statistics.median(layout.stage_seconds[step] for layout in layouts)
-             for step in layouts[0].stage_seconds}
+    timed = [build(timed_steps=True) for _ in range(repeat)] if not layouts[0].stage_seconds else layouts
+    steps = {step: statistics.median(layout.stage_seconds[step] for layout in timed) for step in timed[0].stage_seconds}
     return statistics.median(layout.seconds for layout in layouts), steps, layouts[-1]
 
 
@@ -71,7 +75,7 @@ def main() -> int:
             program = make_program(graph, algorithm, **parameters(graph, algorithm))
             if algorithm in ("pagerank", "kcore"):  # the two layouts' graphs: the arcs, and k-core's undirected one
                 seconds, steps, layout = median_build(
-                    lambda: build_layout(program.indptr, program.indices, symmetric=program.symmetric), args.repeat)
+                    lambda **_: build_layout(program.indptr, program.indices, symmetric=program.symmetric), args.repeat)
                 rows.append({"graph": name, "graph_of": algorithm, "layout": "host", "seconds": seconds,
                              "steps": steps, "paths": layout.num_paths})
                 print(f"{name[:12]:12s} {algorithm:10s} host layout {seconds * 1e3:8.1f} ms "
@@ -80,8 +84,8 @@ def main() -> int:
                 csr = (graph.indptr, graph.indices) if backend and program.layout_key == "arcs" else (
                     program.device_csr or (program.indptr, program.indices))
                 for size in sizes:
-                    seconds, steps, layout = median_build(lambda: build_device_layout(
-                        *csr, backend, piece_arcs=size), args.repeat)
+                    seconds, steps, layout = median_build(lambda **timed: build_device_layout(
+                        *csr, backend, piece_arcs=size, **timed), args.repeat)
                     same = digest(layout) == digest(build_device_layout(program.indptr, program.indices, None,
                                                                         piece_arcs=size))
                     if not same:

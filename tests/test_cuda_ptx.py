@@ -21,7 +21,7 @@ def _kernels():
 
     from gpugraph.algorithms import _bfs_cuda, _pagerank_cuda, _wcc_cuda
     from gpugraph.distributed import _push_cuda
-    from gpugraph.engines.path import _rounds_cuda
+    from gpugraph.engines.path import _device_layout_cuda, _rounds_cuda
     from gpugraph.graph import _cuda_kernels
     from gpugraph.io import _generator_cuda
 
@@ -45,6 +45,16 @@ def _kernels():
                   types.float64, types.int64, i64)),
                 ("vertex_round", _rounds_cuda.vertex_round,
                  (types.int64, types.boolean, i64, i64, ids, f64, f64, f64, f64, u8, i64, types.float64, u8, i64)),
+                ("layout order_rows", _device_layout_cuda.order_rows,
+                 (types.int64, i64, ids, types.int64, types.int64, i64, i64, types.int8[:])),
+                ("layout trace_pieces", _device_layout_cuda.trace_pieces,
+                 (types.int64, i64, ids, i64, i64, i64, i64, types.int64, types.int64, types.int8[:], ids, i64, i64,
+                  i64, types.int64[:, :])),
+                ("layout gather_pieces", _device_layout_cuda.gather_pieces,
+                 (types.int64, i64, ids, i64, types.int64, i64, types.int64[:, :], types.int64[:, :], ids, i64, i64,
+                  i64, ids, i64, i64, i64)),
+                ("layout index_chunks", _device_layout_cuda.index_chunks,
+                 (types.int64, i64, ids, i64, i64, i64, i64, f64, i64)),
             )
         },
         **{

@@ -12,9 +12,10 @@ import pytest
 
 import gpugraph as gg
 from gpugraph import config
+from gpugraph.engines.path import _device_layout_steps as steps
 from gpugraph.engines.path import _partition_cpu as kernels
 from gpugraph.engines.path import solve
-from gpugraph.engines.path.device_layout import build_device_layout, device_pieces, visiting_order
+from gpugraph.engines.path.device_layout import build_device_layout
 from gpugraph.errors import InvalidParameterError
 
 ARRAYS = ("vertices", "arcs", "offsets", "chunk_offsets", "source_offsets", "source_chunks", "chunk_layer",
@@ -27,14 +28,35 @@ def random_csr(n, m, seed):
     return np.asarray(graph.indptr).astype(np.int64), np.asarray(graph.indices)
 
 
-def algorithm_1_by_piece(indptr, indices, max_depth, starts):
-    """The host layout's traversal kernel on each piece alone (its roots by descending
-    out-degree, arcs leaving the piece ending their paths): the pieces' positions one after
-    another, and each piece's path offsets."""
-    n, m = indptr.size - 1, indices.size
+def expected_pieces(indptr, piece_arcs):
+    """Where the device layout's pieces start (and ``n``): at the first vertex whose row starts
+    at or after each multiple of ``piece_arcs`` arcs, and at each vertex of more out-arcs than
+    that and the vertex after it."""
+    n, m = indptr.size - 1, int(indptr[-1])
+    hubs = np.flatnonzero(np.diff(indptr) > piece_arcs)
+    cuts = np.searchsorted(indptr, np.arange(0, m + 1, piece_arcs), side="left")
+    return np.unique(np.concatenate([[0, n], np.minimum(cuts, n), hubs, hubs + 1]))
+
+
+def expected_visiting_order(indptr, indices, piece_arcs):
+    """The host layout's visiting order, but each row of more than ``piece_arcs`` arcs (a piece
+    alone, of one-arc paths) in CSR order."""
+    m = indices.size
     order, slots = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
     kernels.visiting_order(indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, config.PATH_VISITING_ORDER_BLOCKS,
                            order, slots)
+    for u in np.flatnonzero(np.diff(indptr) > piece_arcs):
+        order[indptr[u]:indptr[u + 1]] = np.arange(indptr[u], indptr[u + 1])
+    return order
+
+
+def algorithm_1_by_piece(indptr, indices, max_depth, piece_arcs):
+    """The host layout's traversal kernel on each piece alone (its roots by descending
+    out-degree, arcs leaving the piece ending their paths): the pieces' positions one after
+    another, and each piece's path offsets."""
+    n = indptr.size - 1
+    order = expected_visiting_order(indptr, indices, piece_arcs)
+    starts = expected_pieces(indptr, piece_arcs)
     state, first_from = np.zeros(n, dtype=np.int8), np.full(n, -1, dtype=np.int64)
     vertices, arcs, piece_offsets = [], [], []
     for k in range(starts.size - 1):
@@ -43,13 +65,13 @@ def algorithm_1_by_piece(indptr, indices, max_depth, starts):
         roots = np.empty(last - first, dtype=np.int64)
         found = kernels.roots_by_degree(indptr, first, last, roots)
         piece_vertices = np.empty(2 * arcs_in_piece, dtype=indices.dtype)
-        piece_arcs = np.empty(2 * arcs_in_piece, dtype=np.int64)
+        piece_arc_ids = np.empty(2 * arcs_in_piece, dtype=np.int64)
         offsets = np.empty(arcs_in_piece + 1, dtype=np.int64)
         length, paths, _ = kernels.depth_bounded_paths(
-            indptr, indices, order, roots[:found], first, last, max_depth, piece_vertices, piece_arcs, offsets,
+            indptr, indices, order, roots[:found], first, last, max_depth, piece_vertices, piece_arc_ids, offsets,
             np.empty(arcs_in_piece, dtype=np.int64), first_from, state, np.empty(arcs_in_piece, dtype=np.int64))
         vertices.append(piece_vertices[:length])
-        arcs.append(piece_arcs[:length])
+        arcs.append(piece_arc_ids[:length])
         piece_offsets.append(offsets[:paths + 1])
     return np.concatenate(vertices), np.concatenate(arcs), piece_offsets
 
@@ -76,9 +98,8 @@ def test_the_device_layout_is_algorithm_1_over_pieces_with_chunks_and_an_index(n
                                                                                chunk_arcs):
     indptr, indices = random_csr(n, m, seed)
     layout = build_device_layout(indptr, indices, None, max_depth, chunk_arcs, piece_arcs)
-    starts = device_pieces(indptr, piece_arcs)
-    vertices, arcs, piece_offsets = algorithm_1_by_piece(indptr, indices, max_depth, starts)
-    assert layout.pieces == starts.size - 1 and layout.built_on == "device" and layout.num_layers == 1
+    vertices, arcs, piece_offsets = algorithm_1_by_piece(indptr, indices, max_depth, piece_arcs)
+    assert layout.pieces == expected_pieces(indptr, piece_arcs).size - 1 and layout.built_on == "device" and layout.num_layers == 1
     assert np.array_equal(layout.vertices, vertices) and np.array_equal(layout.arcs, arcs)
     lengths = np.concatenate([np.diff(offsets) for offsets in piece_offsets] + [np.zeros(0, dtype=np.int64)])
     assert np.array_equal(layout.offsets, np.concatenate([[0], np.cumsum(lengths)]))
@@ -100,27 +121,20 @@ def test_the_device_layout_is_algorithm_1_over_pieces_with_chunks_and_an_index(n
 
 @pytest.mark.parametrize("n, m, seed", [(1, 0, 0), (30, 100, 2), (200, 2000, 4), (60, 3000, 6)])
 @pytest.mark.parametrize("piece_arcs", [1, 7, 64, 10_000])
-def test_device_pieces_cut_by_arcs_and_leave_each_hub_alone(n, m, seed, piece_arcs):
-    indptr, _ = random_csr(n, m, seed)
-    starts = device_pieces(indptr, piece_arcs)
-    pieces = max(1, -(-m // piece_arcs))
-    cuts = np.minimum(np.searchsorted(indptr, np.arange(pieces + 1) * m // pieces), n)
+@pytest.mark.parametrize("insertion_max", [0, 3, 64])
+def test_each_rows_visiting_order_and_the_piece_starts(n, m, seed, piece_arcs, insertion_max):
+    indptr, indices = random_csr(n, m, seed)
+    order, slots, flags = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(n + 1, dtype=np.int8)
+    steps.order_rows(n + 1, indptr, indices, piece_arcs, insertion_max, order, slots, flags)
+    assert np.array_equal(order, expected_visiting_order(indptr, indices, piece_arcs))
+    assert np.array_equal(slots[order], np.arange(m))
+    starts = np.flatnonzero(flags)
+    assert np.array_equal(starts, expected_pieces(indptr, piece_arcs))
     assert starts[0] == 0 and starts[-1] == n and np.all(np.diff(starts) > 0)
-    assert set(cuts.tolist()) <= set(starts.tolist())
     degree = np.diff(indptr)
     for first, last in zip(starts[:-1], starts[1:]):
         assert last - first == 1 or degree[first:last].max(initial=0) <= piece_arcs
-        assert last - first == 1 or degree[first:last].sum() <= 2 * piece_arcs + 1  # a cut's arcs and one row
-
-
-@pytest.mark.parametrize("n, m, seed", [(1, 0, 0), (30, 100, 2), (200, 2000, 4), (60, 3000, 6)])
-def test_the_visiting_order_is_the_host_layouts_in_32_and_64_bit_keys(n, m, seed):
-    indptr, indices = random_csr(n, m, seed)
-    order, slots = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
-    kernels.visiting_order(indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, config.PATH_VISITING_ORDER_BLOCKS,
-                           order, slots)
-    assert np.array_equal(visiting_order(indptr, indices), order)
-    assert np.array_equal(visiting_order(indptr, indices, wide=True), order)
+        assert last - first == 1 or degree[first:last].sum() <= 2 * piece_arcs  # up to a multiple, and one row
 
 
 def test_the_device_layout_refuses_bad_sizes():
@@ -156,7 +170,7 @@ def test_the_engine_builds_pieces_of_the_configured_size(monkeypatch):
     for piece_arcs in (8, 100):
         monkeypatch.setattr(config, "PATH_DEVICE_PIECE_ARCS", piece_arcs)
         stats = solve(graph, "pagerank", layout="device").stats
-        assert stats["layout_pieces"] == device_pieces(indptr, piece_arcs).size - 1
+        assert stats["layout_pieces"] == expected_pieces(indptr, piece_arcs).size - 1
 
 
 def test_the_host_layout_is_the_default_on_the_cpu_and_a_bad_name_is_refused():

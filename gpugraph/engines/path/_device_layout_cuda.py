@@ -1,7 +1,7 @@
 """numba-cuda kernels of the layout built on the device: the steps of
-:mod:`._device_layout_steps` compiled as device functions, one thread per piece
-(:func:`trace_pieces`), one block per piece (:func:`gather_pieces`) and one thread per chunk
-(:func:`index_chunks`)."""
+:mod:`._device_layout_steps` compiled as device functions, one thread per vertex
+(:func:`order_rows`), one thread per piece (:func:`trace_pieces`), one block per piece
+(:func:`gather_pieces`) and one warp per chunk (:func:`index_chunks`)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,24 @@ cuda = load_numba_cuda()
 
 #: Frames of a thread's traversal stack (a compile-time size): D_MAX up to one less.
 STACK_FRAMES = config.PATH_DEVICE_MAX_DEPTH + 1
+#: Threads sharing a chunk in :func:`index_chunks` (a warp), and chunks a block.
+INDEX_LANES = config.WARP_SIZE
+INDEX_CHUNKS_PER_BLOCK = 4
+INDEX_THREADS = INDEX_LANES * INDEX_CHUNKS_PER_BLOCK
 
+_order_row = cuda.jit(device=True, cache=True)(steps.order_row)
 _trace_piece = cuda.jit(device=True, cache=True)(steps.trace_piece)
 _gather_piece = cuda.jit(device=True, cache=True)(steps.gather_piece)
 _index_chunk = cuda.jit(device=True, cache=True)(steps.index_chunk)
+_mean_degree = cuda.jit(device=True, cache=True)(steps.mean_degree)
+
+
+@cuda.jit(cache=True)
+def order_rows(items, indptr, indices, piece_arcs, insertion_max, order, slots, piece_flags):
+    """One thread per vertex (and one for ``n``): :func:`~._device_layout_steps.order_row`."""
+    v = thread_index()
+    if v < items:
+        _order_row(v, indptr, indices, piece_arcs, insertion_max, order, slots, piece_flags)
 
 
 @cuda.jit(cache=True)
@@ -49,7 +63,19 @@ def gather_pieces(pieces, indptr, indices, order, chunk_arcs, vertex_starts, wri
 
 @cuda.jit(cache=True)
 def index_chunks(chunks, indptr, vertices, arcs, offsets, chunk_offsets, slots, chunk_mean_degree, source_chunks):
-    """One thread per chunk: :func:`~._device_layout_steps.index_chunk`."""
-    c = thread_index()
+    """One warp per chunk (:data:`INDEX_CHUNKS_PER_BLOCK` a block), its lanes reading consecutive
+    positions: :func:`~._device_layout_steps.index_chunk`; the lanes' sums added in shared memory
+    for :func:`~._device_layout_steps.mean_degree`."""
+    partial = cuda.shared.array(INDEX_THREADS, np.int64)
+    lane = cuda.threadIdx.x % INDEX_LANES
+    c = np.int64(cuda.blockIdx.x) * INDEX_CHUNKS_PER_BLOCK + cuda.threadIdx.x // INDEX_LANES
+    degree = np.int64(0)
     if c < chunks:
-        _index_chunk(c, indptr, vertices, arcs, offsets, chunk_offsets, slots, chunk_mean_degree, source_chunks)
+        degree = _index_chunk(c, lane, INDEX_LANES, indptr, vertices, arcs, offsets, chunk_offsets, slots,
+                              source_chunks)
+    partial[cuda.threadIdx.x] = degree
+    cuda.syncthreads()
+    if lane == 0 and c < chunks:
+        for i in range(1, INDEX_LANES):
+            degree += partial[cuda.threadIdx.x + i]
+        _mean_degree(c, degree, offsets, chunk_offsets, chunk_mean_degree)

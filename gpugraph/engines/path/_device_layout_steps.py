@@ -4,8 +4,9 @@ loop over the items) and by numba-cuda as device functions (:mod:`._device_layou
 thread or block per item). The two builds therefore run the same statements, and the CPU one is
 the reference the simulator tests hold the CUDA one to.
 
-Each piece of the graph (a range of consecutive vertices with about equal out-arcs) is one item
-of :func:`trace_piece`: Algorithm 1's depth-bounded traversal of the piece's out-arcs, as
+Each vertex is one item of :func:`order_row`: its row in visiting order, and whether a piece
+starts there. Each piece of the graph (a range of consecutive vertices with about equal out-arcs)
+is one item of :func:`trace_piece`: Algorithm 1's depth-bounded traversal of the piece's out-arcs, as
 :func:`~._partition_cpu.depth_bounded_paths` runs it on a piece, without the lists the linking
 of paths needs (the device layout links none), and the greedy cut of the piece's paths into
 chunks. A piece reads and writes only its own vertices' state and its own stretch of the output
@@ -17,10 +18,96 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from gpugraph.engines.path._partition_cpu import DEGREE_CEILING, ROW_PLACE_BITS, ROW_PLACE_MASK
+
 #: Bits of the per-vertex ``state`` byte of :func:`trace_piece` (as in
 #: :func:`~._partition_cpu.depth_bounded_paths`): reached; expanded (its out-arcs taken).
 VISITED = np.int8(1)
 EXPANDED = np.int8(16)
+
+
+def order_row(v, indptr, indices, piece_arcs, insertion_max, order, slots, piece_flags):
+    """Vertex ``v``'s row in Algorithm 1's visiting order, and whether a piece starts at ``v``.
+
+    Parameters
+    ----------
+    v:
+        A vertex, or ``n`` (only its flag: the end of the last piece).
+    indptr, indices:
+        The graph's CSR arrays.
+    piece_arcs:
+        Out-arcs per piece, about.
+    insertion_max:
+        Rows of at most this many arcs are sorted by insertion, longer ones by heap sort.
+    order:
+        Filled at ``v``'s row: per slot, the arc position at that slot of the visiting order
+        (highest out-degree head first, ties by place), as the host layout's
+        :func:`~._partition_cpu.visiting_order` sorts it (the same keys). A row of more than
+        ``piece_arcs`` arcs stays in CSR order: it is a piece alone, whose paths are its arcs
+        one by one, so the order only numbers them (and sorting a hub's thousands of arcs would
+        be the slowest thread).
+    slots:
+        Filled at ``v``'s arcs: the inverse of ``order``.
+    piece_flags:
+        ``piece_flags[v]`` set to 1 if a piece starts at ``v``: at vertex 0 and ``n``; where
+        the arcs before ``v`` reach a multiple of ``piece_arcs`` (at the first vertex whose row
+        starts at or after it); at each vertex of more than ``piece_arcs`` out-arcs and the
+        vertex after it (each such vertex a piece alone). Else 0.
+    """
+    n = indptr.size - 1
+    starts_piece = v == 0 or v == n
+    if not starts_piece and indptr[v] - indptr[v - 1] > piece_arcs:
+        starts_piece = True
+    if not starts_piece and indptr[v + 1] - indptr[v] > piece_arcs:
+        starts_piece = True
+    if not starts_piece and indptr[v - 1] // piece_arcs < indptr[v] // piece_arcs:
+        starts_piece = True
+    piece_flags[v] = 1 if starts_piece else 0
+    if v == n:
+        return
+    start = indptr[v]
+    count = indptr[v + 1] - start
+    if count > piece_arcs:
+        for i in range(count):
+            order[start + i] = start + i
+            slots[start + i] = start + i
+        return
+    for i in range(count):  # keys in place, then arc positions
+        head = indices[start + i]
+        order[start + i] = ((DEGREE_CEILING - (indptr[head + 1] - indptr[head])) << ROW_PLACE_BITS) | i
+    if count <= insertion_max:
+        for i in range(1, count):
+            key = order[start + i]
+            j = i
+            while j > 0 and order[start + j - 1] > key:
+                order[start + j] = order[start + j - 1]
+                j -= 1
+            order[start + j] = key
+    else:  # heap sort: build the max-heap (sifting down each root), then move its top to the end
+        built = count // 2
+        for step in range(built + count - 1):
+            size = count
+            root = built - 1 - step
+            if step >= built:
+                size = count - 1 - (step - built)
+                top = order[start]
+                order[start] = order[start + size]
+                order[start + size] = top
+                root = 0
+            while 2 * root + 1 < size:
+                child = 2 * root + 1
+                if child + 1 < size and order[start + child + 1] > order[start + child]:
+                    child += 1
+                if order[start + root] >= order[start + child]:
+                    break
+                top = order[start + root]
+                order[start + root] = order[start + child]
+                order[start + child] = top
+                root = child
+    for i in range(count):
+        arc = start + (order[start + i] & ROW_PLACE_MASK)
+        order[start + i] = arc
+        slots[arc] = start + i
 
 
 def trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
@@ -148,7 +235,12 @@ def gather_piece(k, lane, lanes, indptr, indices, order, chunk_arcs, vertex_star
     A piece of one vertex ``u`` was left to this step: Algorithm 1 ends each of its paths after
     one arc (the head is outside the piece, or ``u`` itself, already visited), so path ``j``
     is ``u`` and the head of its ``j``-th arc in visiting order, and chunk ``c`` starts at path
-    ``c * chunk_arcs``. A hub's row, on one thread, would be the slowest piece."""
+    ``c * chunk_arcs``. A hub's row, on one thread, would be the slowest piece. The last piece
+    also writes the ends of the last path and chunk (``out_offsets[paths]``, ``out_chunks[chunks]``)."""
+    pieces = vertex_starts.size - 1
+    if k == pieces - 1 and lane == 0:
+        out_offsets[starts[pieces, 1]] = starts[pieces, 0]
+        out_chunks[starts[pieces, 2]] = starts[pieces, 1]
     first = vertex_starts[k]
     position = starts[k, 0]
     path = starts[k, 1]
@@ -175,25 +267,39 @@ def gather_piece(k, lane, lanes, indptr, indices, order, chunk_arcs, vertex_star
         out_chunks[chunk + c] = path + chunk_bounds[path_base + c]
 
 
-def index_chunk(c, indptr, vertices, arcs, offsets, chunk_offsets, slots, chunk_mean_degree, source_chunks):
-    """Chunk ``c``'s mean out-degree over its positions (D-bar), and ``c`` written as the chunk
-    of each of its arcs at the arc's slot in its row's visiting order (``slots``): a vertex's
-    arcs leave it in that order in its one expansion, on paths in emitted order, so each row of
+def index_chunk(c, lane, lanes, indptr, vertices, arcs, offsets, chunk_offsets, slots, source_chunks):
+    """Write ``c`` as the chunk of each of chunk ``c``'s arcs at the arc's slot in its row's
+    visiting order (``slots``), and return the out-degrees summed over the chunk's positions
+    (D-bar's numerator); positions ``lane``, ``lane + lanes``, ... of the chunk, so that
+    ``lanes`` threads share it (consecutive threads read consecutive positions). A vertex's arcs
+    leave it in visiting order in its one expansion, on paths in emitted order, so each row of
     ``source_chunks`` comes out ascending."""
-    start = offsets[chunk_offsets[c]]
-    end = offsets[chunk_offsets[c + 1]]
     degree = 0
-    for j in range(start, end):
+    for j in range(offsets[chunk_offsets[c]] + lane, offsets[chunk_offsets[c + 1]], lanes):
         v = vertices[j]
         degree += indptr[v + 1] - indptr[v]
         if arcs[j] >= 0:
             source_chunks[slots[arcs[j]]] = c
-    chunk_mean_degree[c] = degree / max(end - start, 1)
+    return degree
 
 
+def mean_degree(c, degree, offsets, chunk_offsets, chunk_mean_degree):
+    """D-bar of chunk ``c``: ``degree`` (its positions' out-degrees summed) over its positions."""
+    chunk_mean_degree[c] = degree / max(offsets[chunk_offsets[c + 1]] - offsets[chunk_offsets[c]], 1)
+
+
+_order_row = njit(cache=True, nogil=True)(order_row)
 _trace_piece = njit(cache=True, nogil=True)(trace_piece)
 _gather_piece = njit(cache=True, nogil=True)(gather_piece)
 _index_chunk = njit(cache=True, nogil=True)(index_chunk)
+_mean_degree = njit(cache=True, nogil=True)(mean_degree)
+
+
+@njit(cache=True, nogil=True)
+def order_rows(items, indptr, indices, piece_arcs, insertion_max, order, slots, piece_flags):
+    """:func:`order_row` for every vertex and ``n`` (the CPU reference)."""
+    for v in range(items):
+        _order_row(v, indptr, indices, piece_arcs, insertion_max, order, slots, piece_flags)
 
 
 @njit(cache=True, nogil=True)
@@ -219,6 +325,7 @@ def gather_pieces(pieces, indptr, indices, order, chunk_arcs, vertex_starts, wri
 
 @njit(cache=True, nogil=True)
 def index_chunks(chunks, indptr, vertices, arcs, offsets, chunk_offsets, slots, chunk_mean_degree, source_chunks):
-    """:func:`index_chunk` for every chunk (the CPU reference)."""
+    """:func:`index_chunk` and :func:`mean_degree` for every chunk on one lane (the CPU reference)."""
     for c in range(chunks):
-        _index_chunk(c, indptr, vertices, arcs, offsets, chunk_offsets, slots, chunk_mean_degree, source_chunks)
+        degree = _index_chunk(c, 0, 1, indptr, vertices, arcs, offsets, chunk_offsets, slots, source_chunks)
+        _mean_degree(c, degree, offsets, chunk_offsets, chunk_mean_degree)

@@ -11,19 +11,25 @@ only reorders the launch, and Algorithm 1's paths average ~1.1 arcs, so linking 
 
 So the device layout keeps what the rounds use, all of it as parallel device work:
 
-1. **Visiting order**: each row's arcs by descending out-degree of their heads
-   (:func:`visiting_order`: one stable sort of 32-bit keys when they fit, else 64-bit).
-2. **Pieces**: ranges of consecutive vertices with about
-   :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS` out-arcs each, and each vertex with more a
-   piece alone (:func:`device_pieces`: its paths are its arcs, written by the gather, so no
-   thread walks a hub's row).
-3. **Traversal**: one thread per piece sorts its vertices with out-arcs by descending
+1. **Visiting order and pieces** (one thread per vertex, :func:`~._device_layout_steps.order_row`):
+   each row's arcs by descending out-degree of their heads, sorted in place (by insertion, or
+   heap sort above :data:`gpugraph.config.PATH_INSERTION_SORT_MAX_ARCS` arcs); and a flag where
+   a piece starts: pieces are ranges of consecutive vertices cut where the arcs reach each
+   multiple of :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS`, and each vertex with more
+   out-arcs than that a piece alone (its paths are its arcs, written by the gather in CSR
+   order, so no thread walks or sorts a hub's row).
+2. **Traversal**: one thread per piece sorts its vertices with out-arcs by descending
    out-degree (the roots), runs Algorithm 1 on its out-arcs (an arc leaving the piece ends its
-   path, as in the host layout's pieces) and cuts its paths into chunks of at most
-   ``chunk_arcs`` arcs (:func:`~._device_layout_steps.trace_piece`).
-4. **Gather**: a prefix sum of the pieces' sizes, then one block copies each piece's paths and
+   path, as in the host layout's pieces), its stack in the thread's local memory, and cuts its
+   paths into chunks of at most ``chunk_arcs`` arcs (:func:`~._device_layout_steps.trace_piece`).
+3. **Gather**: a prefix sum of the pieces' sizes, then one block copies each piece's paths and
    chunks into place.
-5. **Vertex -> chunk index**: one thread per chunk.
+4. **Vertex -> chunk index and D-bar**: one warp per chunk.
+
+The host waits for the device twice (for the number of pieces, and for the sizes of the
+layout) and at the end: on the GPU host each CuPy call or launch costs tens of microseconds, so
+the steps are few kernels rather than many array operations (docs/path-engine.md, "Sixteenth
+session").
 
 The pieces are fixed by the graph and ``piece_arcs``, and each piece's paths by the piece alone,
 so the layout does not depend on the GPU, and its CPU build (``backend=None``, the same
@@ -54,7 +60,8 @@ WARM_HUB_ARCS = 4096
 
 
 def build_device_layout(indptr, indices, backend=None, max_depth: int = config.PATH_MAX_DEPTH,
-                        chunk_arcs: int = config.PATH_CHUNK_ARCS, piece_arcs: int | None = None) -> PathLayout:
+                        chunk_arcs: int = config.PATH_CHUNK_ARCS, piece_arcs: int | None = None,
+                        timed_steps: bool = False) -> PathLayout:
     """Partition and chunk a graph's arcs for the path engine on ``backend`` (module docstring).
 
     Parameters
@@ -71,6 +78,10 @@ def build_device_layout(indptr, indices, backend=None, max_depth: int = config.P
     piece_arcs:
         Out-arcs per piece, about: the pieces the threads traverse;
         :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS` (read at each call) if ``None``.
+    timed_steps:
+        Wait for the device after each step and time it (``stage_seconds``); else the steps
+        are not timed apart (each wait costs the host tens of microseconds) and
+        ``stage_seconds`` is empty.
 
     Returns
     -------
@@ -80,8 +91,9 @@ def build_device_layout(indptr, indices, backend=None, max_depth: int = config.P
     Raises
     ------
     InvalidParameterError
-        If ``max_depth``, ``chunk_arcs`` or ``piece_arcs`` is below 1, or the graph has
-        2^31 vertices or more (a 64-bit sort key holds a vertex id above 32 bits of degree).
+        If ``max_depth``, ``chunk_arcs`` or ``piece_arcs`` is below 1, ``max_depth`` is above
+        :data:`gpugraph.config.PATH_DEVICE_MAX_DEPTH`, or the graph has 2^31 vertices or more
+        (the visiting order's keys hold a row's place in 31 bits).
     DeviceOutOfMemoryError
         If the device cannot hold the layout.
     """
@@ -94,7 +106,7 @@ def build_device_layout(indptr, indices, backend=None, max_depth: int = config.P
                                     f"thread's stack in local memory); got {max_depth}: use the host layout")
     if len(indptr) - 1 >= 1 << 31:
         raise InvalidParameterError(f"the device layout takes graphs of fewer than 2^31 vertices; got {len(indptr) - 1:,}")
-    run = _Steps(backend)
+    run = _Steps(backend, timed_steps)
     _load_kernels(backend, np.dtype(indices.dtype).str)
     with run.activate(), run.out_of_memory_named(f"building the path layout of {len(indices):,} arcs"):
         start = time.perf_counter()
@@ -102,15 +114,18 @@ def build_device_layout(indptr, indices, backend=None, max_depth: int = config.P
         indptr, indices = run.xp.asarray(indptr, dtype=np.int64), run.xp.asarray(indices)
         run.lap(clock, "CSR on the device")
         fields, pieces = _arrange(run, indptr, indices, int(max_depth), int(chunk_arcs), int(piece_arcs), clock)
+        run.wait()
         return PathLayout(**fields, pieces=pieces, seconds=time.perf_counter() - start, stage_seconds=clock.seconds,
                           built_on="device")
 
 
 class _Steps:
-    """Where the steps run: the array module, the kernels, and a clock lap that waits for the device."""
+    """Where the steps run: the array module, the kernels, and clock laps that wait for the
+    device when the steps are timed."""
 
-    def __init__(self, backend):
+    def __init__(self, backend, timed: bool = False):
         self.backend = backend
+        self.timed = timed
         self.xp = np if backend is None else backend.xp
         if backend is not None:
             from gpugraph.engines.path import _device_layout_cuda
@@ -123,10 +138,14 @@ class _Steps:
     def out_of_memory_named(self, what: str):
         return contextlib.nullcontext() if self.backend is None else self.backend.out_of_memory_named(what)
 
-    def lap(self, clock: StageClock, name: str) -> None:
+    def wait(self) -> None:
         if self.backend is not None:
             self.backend.synchronize()
-        clock.lap(name)
+
+    def lap(self, clock: StageClock, name: str) -> None:
+        if self.timed:
+            self.wait()
+            clock.lap(name)
 
     def per_item(self, name: str, items: int, *args) -> None:
         """Kernel ``name`` over ``items`` items, one thread each (the CPU build loops)."""
@@ -142,36 +161,44 @@ class _Steps:
         elif items:
             launch_cuda_grid(getattr(self.cuda, name), self.backend, items, GATHER_THREADS, items, *args)
 
+    def per_warp(self, name: str, items: int, *args) -> None:
+        """Kernel ``name`` over ``items`` items, one warp each."""
+        if self.backend is None:
+            run_cpu_kernel(getattr(steps, name), items, *args)
+        elif items:
+            launch_cuda_grid(getattr(self.cuda, name), self.backend, -(-items // self.cuda.INDEX_CHUNKS_PER_BLOCK),
+                             self.cuda.INDEX_THREADS, items, *args)
+
 
 def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piece_arcs: int, clock: StageClock):
     """The fields of :class:`PathLayout` but ``pieces``, the times and ``built_on``; and the pieces."""
     xp = run.xp
     n, m = indptr.size - 1, indices.size
-    order = visiting_order(indptr, indices, xp)
-    slots = xp.empty(m, dtype=np.int64)
-    slots[order] = xp.arange(m, dtype=np.int64)
-    run.lap(clock, "visiting order")
-    vertex_starts = device_pieces(indptr, piece_arcs, xp)
+    order, slots, piece_flags = xp.empty(m, dtype=np.int64), xp.empty(m, dtype=np.int64), xp.empty(n + 1, dtype=np.int8)
+    run.per_item("order_rows", n + 1, indptr, indices, piece_arcs, config.PATH_INSERTION_SORT_MAX_ARCS, order, slots,
+                 piece_flags)
+    run.lap(clock, "visiting order and pieces")
+    vertex_starts = xp.flatnonzero(piece_flags)
     pieces = vertex_starts.size - 1
-    run.lap(clock, "pieces")
     vertices, arcs = xp.empty(2 * m, dtype=indices.dtype), xp.empty(2 * m, dtype=np.int64)
     path_offsets, chunk_bounds = xp.empty(m + pieces, dtype=np.int64), xp.empty(m + pieces, dtype=np.int64)
-    written = xp.zeros((pieces, 3), dtype=np.int64)  # positions, paths, chunks
-    run.per_item("trace_pieces", pieces, indptr, indices, order, xp.empty(n, dtype=np.int64), xp.empty(n, dtype=np.int64),
-                 vertex_starts, max_depth, chunk_arcs, xp.zeros(n, dtype=np.int8), vertices, arcs, path_offsets,
-                 chunk_bounds, written)
+    written = xp.empty((pieces, 3), dtype=np.int64)  # positions, paths, chunks
+    roots = xp.empty((2, n), dtype=np.int64)  # the pieces' roots, and their out-degrees
+    run.per_item("trace_pieces", pieces, indptr, indices, order, roots[0], roots[1], vertex_starts, max_depth,
+                 chunk_arcs, xp.zeros(n, dtype=np.int8), vertices, arcs, path_offsets, chunk_bounds, written)
     run.lap(clock, "traversal")
     starts = xp.zeros((pieces + 1, 3), dtype=np.int64)
     xp.cumsum(written, axis=0, out=starts[1:])
     positions, paths, chunks = (int(total) for total in starts[-1].tolist())
     out_vertices, out_arcs = xp.empty(positions, dtype=indices.dtype), xp.empty(positions, dtype=np.int64)
     offsets, chunk_offsets = xp.empty(paths + 1, dtype=np.int64), xp.empty(chunks + 1, dtype=np.int64)
+    if pieces == 0:  # no vertices: the gather, which writes the ends, does not run
+        offsets[:], chunk_offsets[:] = 0, 0
     run.per_block("gather_pieces", pieces, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices,
                   arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, offsets, chunk_offsets)
-    offsets[paths], chunk_offsets[chunks] = positions, paths
     run.lap(clock, "paths gathered")
     chunk_mean_degree, source_chunks = xp.empty(chunks, dtype=np.float64), xp.empty(m, dtype=np.int64)
-    run.per_item("index_chunks", chunks, indptr, out_vertices, out_arcs, offsets, chunk_offsets, slots,
+    run.per_warp("index_chunks", chunks, indptr, out_vertices, out_arcs, offsets, chunk_offsets, slots,
                  chunk_mean_degree, source_chunks)
     run.lap(clock, "vertex -> chunk index")
     fields = {
@@ -183,75 +210,13 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     return fields, pieces
 
 
-def visiting_order(indptr, indices, xp=np, wide: bool = False):
-    """Each row's arc positions by descending out-degree of their heads, ties by place: one
-    stable sort of ``row << b | (2^b - 1 - degree)`` keys, ``b`` the bits of the largest
-    out-degree, in 32 bits when they fit (half the sort's passes) unless ``wide``, else 64.
-
-    Parameters
-    ----------
-    indptr, indices:
-        The graph's CSR arrays (``indptr`` int64), of ``xp``.
-    xp:
-        Their array module.
-    wide:
-        Sort 64-bit keys even when 32 bits hold them.
-
-    Returns
-    -------
-    int64 array of ``xp``
-        ``order[slot]`` is the arc position at ``slot`` of its row's visiting order.
-    """
-    n, m = indptr.size - 1, indices.size
-    degree = indptr[1:] - indptr[:-1]
-    degree_bits = max(int(degree.max()) if n else 0, 1).bit_length()
-    key = np.int64 if wide or max(n - 1, 1).bit_length() + degree_bits > 32 else np.uint32
-    arc_row = (xp.searchsorted(indptr, xp.arange(m, dtype=np.int64), side="right") - 1).astype(key)
-    descending = key((1 << degree_bits) - 1) - degree[indices].astype(key)
-    return xp.argsort((arc_row << key(degree_bits)) | descending, kind="stable")
-
-
-def device_pieces(indptr, piece_arcs: int, xp=np):
-    """The pieces of the device layout: where each starts, and after the last ``n``.
-
-    Ranges of consecutive vertices with about ``piece_arcs`` out-arcs (cut where the arcs reach
-    each multiple of ``m / ceil(m / piece_arcs)``, as the host layout's pieces), and each vertex
-    of more than ``piece_arcs`` out-arcs a piece alone; no piece is empty (but in a graph with
-    no vertices).
-
-    Parameters
-    ----------
-    indptr:
-        The graph's CSR offsets (int64, of ``xp``).
-    piece_arcs:
-        Out-arcs per piece, about.
-    xp:
-        The array module of ``indptr``.
-
-    Returns
-    -------
-    int64 array of ``xp``
-        Ascending, from 0 to ``n``.
-    """
-    n, m = indptr.size - 1, int(indptr[-1])
-    pieces = max(1, -(-m // piece_arcs))
-    starts = xp.zeros(n + 1, dtype=np.bool_)
-    starts[xp.minimum(xp.searchsorted(indptr, xp.arange(pieces + 1, dtype=np.int64) * m // pieces), n)] = True
-    hubs = indptr[1:] - indptr[:-1] > piece_arcs
-    starts[:n] |= hubs
-    starts[1:] |= hubs
-    starts[0] = starts[n] = True
-    return xp.flatnonzero(starts)
-
-
 @functools.lru_cache(maxsize=None)
 def _load_kernels(backend, index_dtype: str) -> None:
     """Compile (or load from the caches) the steps' kernels and CuPy's for vertex ids of
     ``index_dtype`` by laying out a tiny graph in two pieces, and on a real GPU a random one of
-    :data:`WARM_VERTICES` vertices with a hub, in 32- and 64-bit sort keys, so that
-    :attr:`PathLayout.seconds` times the work alone: CuPy compiles some kernels (its scans) by
-    the array's size, and on a fresh machine the first layout of cnr-2000 otherwise spent
-    ~0.45 s (and k-core's 64-bit keys ~0.23 s) compiling (docs/path-engine.md)."""
+    :data:`WARM_VERTICES` vertices with a hub, so that :attr:`PathLayout.seconds` times the
+    work alone: CuPy compiles some kernels (its scans) by the array's size, and on a fresh
+    machine the first layout of cnr-2000 otherwise spent ~0.45 s compiling (docs/path-engine.md)."""
     run = _Steps(backend)
     graphs = [(np.array([0, 2, 3, 4]), np.array([1, 2, 0, 0]))]
     if backend is not None and not backend.simulated:
@@ -262,5 +227,4 @@ def _load_kernels(backend, index_dtype: str) -> None:
     with run.activate():
         for indptr, indices in graphs:
             indptr, indices = run.xp.asarray(indptr, dtype=np.int64), run.xp.asarray(indices, dtype=index_dtype)
-            visiting_order(indptr, indices, run.xp, wide=True)
             _arrange(run, indptr, indices, config.PATH_MAX_DEPTH, config.PATH_CHUNK_ARCS, 2, StageClock())
