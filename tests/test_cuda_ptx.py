@@ -51,10 +51,10 @@ def _kernels():
                  (types.int64, i64, ids, i64, i64, i64, i64, types.int64, types.int64, types.int8[:], ids, i64, i64,
                   i64, types.int64[:, :])),
                 ("layout gather_pieces", _device_layout_cuda.gather_pieces,
-                 (types.int64, i64, ids, i64, types.int64, i64, types.int64[:, :], types.int64[:, :], ids, i64, i64,
-                  i64, ids, i64, i64, i64)),
+                 (types.int64, i64, ids, i64, types.int64, types.int64, i64, types.int64[:, :], types.int64[:, :],
+                  ids, i64, i64, i64, ids, i64, i64, i64)),
                 ("layout index_chunks", _device_layout_cuda.index_chunks,
-                 (types.int64, i64, ids, i64, i64, i64, i64, f64, i64)),
+                 (types.int64, i64, ids, i64, i64, i64, i64, types.int64, f64, i64)),
             )
         },
         **{

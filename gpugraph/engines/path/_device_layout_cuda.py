@@ -51,18 +51,19 @@ def trace_pieces(pieces, indptr, indices, order, roots, root_degrees, vertex_sta
 
 
 @cuda.jit(cache=True)
-def gather_pieces(pieces, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices, arcs,
-                  path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
+def gather_pieces(pieces, indptr, indices, order, piece_arcs, chunk_arcs, vertex_starts, written, starts, vertices,
+                  arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
     """One block per piece, its threads sharing the copy: :func:`~._device_layout_steps.gather_piece`."""
     k = cuda.blockIdx.x
     if k < pieces:
-        _gather_piece(k, cuda.threadIdx.x, cuda.blockDim.x, indptr, indices, order, chunk_arcs, vertex_starts, written,
-                      starts, vertices, arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets,
-                      out_chunks)
+        _gather_piece(k, cuda.threadIdx.x, cuda.blockDim.x, indptr, indices, order, piece_arcs, chunk_arcs,
+                      vertex_starts, written, starts, vertices, arcs, path_offsets, chunk_bounds, out_vertices,
+                      out_arcs, out_offsets, out_chunks)
 
 
 @cuda.jit(cache=True)
-def index_chunks(chunks, indptr, vertices, arcs, offsets, chunk_offsets, slots, chunk_mean_degree, source_chunks):
+def index_chunks(chunks, indptr, vertices, arcs, offsets, chunk_offsets, slots, piece_arcs, chunk_mean_degree,
+                 source_chunks):
     """One warp per chunk (:data:`INDEX_CHUNKS_PER_BLOCK` a block), its lanes reading consecutive
     positions: :func:`~._device_layout_steps.index_chunk`; the lanes' sums added in shared memory
     for :func:`~._device_layout_steps.mean_degree`."""
@@ -72,7 +73,7 @@ def index_chunks(chunks, indptr, vertices, arcs, offsets, chunk_offsets, slots, 
     degree = np.int64(0)
     if c < chunks:
         degree = _index_chunk(c, lane, INDEX_LANES, indptr, vertices, arcs, offsets, chunk_offsets, slots,
-                              source_chunks)
+                              piece_arcs, source_chunks)
     partial[cuda.threadIdx.x] = degree
     cuda.syncthreads()
     if lane == 0 and c < chunks:

@@ -43,11 +43,11 @@ def order_row(v, indptr, indices, piece_arcs, insertion_max, order, slots, piece
         Filled at ``v``'s row: per slot, the arc position at that slot of the visiting order
         (highest out-degree head first, ties by place), as the host layout's
         :func:`~._partition_cpu.visiting_order` sorts it (the same keys). A row of more than
-        ``piece_arcs`` arcs stays in CSR order: it is a piece alone, whose paths are its arcs
-        one by one, so the order only numbers them (and sorting a hub's thousands of arcs would
-        be the slowest thread).
+        ``piece_arcs`` arcs (a hub) is left as it was: it is a piece alone, whose paths are its
+        arcs one by one, so the order only numbers them; they are taken in CSR order (sorting,
+        or even copying, a hub's thousands of arcs on one thread would be the slowest thread).
     slots:
-        Filled at ``v``'s arcs: the inverse of ``order``.
+        Filled at ``v``'s arcs (not a hub's): the inverse of ``order``.
     piece_flags:
         ``piece_flags[v]`` set to 1 if a piece starts at ``v``: at vertex 0 and ``n``; where
         the arcs before ``v`` reach a multiple of ``piece_arcs`` (at the first vertex whose row
@@ -68,9 +68,6 @@ def order_row(v, indptr, indices, piece_arcs, insertion_max, order, slots, piece
     start = indptr[v]
     count = indptr[v + 1] - start
     if count > piece_arcs:
-        for i in range(count):
-            order[start + i] = start + i
-            slots[start + i] = start + i
         return
     for i in range(count):  # keys in place, then arc positions
         head = indices[start + i]
@@ -226,15 +223,16 @@ def trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, m
     written[k, 2] = chunks
 
 
-def gather_piece(k, lane, lanes, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices, arcs,
-                 path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
+def gather_piece(k, lane, lanes, indptr, indices, order, piece_arcs, chunk_arcs, vertex_starts, written, starts,
+                 vertices, arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
     """Copy piece ``k``'s paths and chunks (its stretches of :func:`trace_piece`'s arrays) to
     their place in the layout, ``starts[k]`` (positions, paths and chunks of the pieces before
     it); entries ``lane``, ``lane + lanes``, ... of each, so that ``lanes`` threads share it.
 
     A piece of one vertex ``u`` was left to this step: Algorithm 1 ends each of its paths after
     one arc (the head is outside the piece, or ``u`` itself, already visited), so path ``j``
-    is ``u`` and the head of its ``j``-th arc in visiting order, and chunk ``c`` starts at path
+    is ``u`` and the head of its ``j``-th arc in visiting order (CSR order if ``u`` is a hub, of
+    more than ``piece_arcs`` arcs: :func:`order_row`), and chunk ``c`` starts at path
     ``c * chunk_arcs``. A hub's row, on one thread, would be the slowest piece. The last piece
     also writes the ends of the last path and chunk (``out_offsets[paths]``, ``out_chunks[chunks]``)."""
     pieces = vertex_starts.size - 1
@@ -247,7 +245,7 @@ def gather_piece(k, lane, lanes, indptr, indices, order, chunk_arcs, vertex_star
     chunk = starts[k, 2]
     if vertex_starts[k + 1] - first == 1:
         for j in range(lane, written[k, 1], lanes):
-            arc = order[indptr[first] + j]
+            arc = indptr[first] + j if written[k, 1] > piece_arcs else order[indptr[first] + j]
             out_vertices[position + 2 * j] = first
             out_vertices[position + 2 * j + 1] = indices[arc]
             out_arcs[position + 2 * j] = arc
@@ -267,9 +265,9 @@ def gather_piece(k, lane, lanes, indptr, indices, order, chunk_arcs, vertex_star
         out_chunks[chunk + c] = path + chunk_bounds[path_base + c]
 
 
-def index_chunk(c, lane, lanes, indptr, vertices, arcs, offsets, chunk_offsets, slots, source_chunks):
+def index_chunk(c, lane, lanes, indptr, vertices, arcs, offsets, chunk_offsets, slots, piece_arcs, source_chunks):
     """Write ``c`` as the chunk of each of chunk ``c``'s arcs at the arc's slot in its row's
-    visiting order (``slots``), and return the out-degrees summed over the chunk's positions
+    visiting order (``slots``; its CSR position for a hub's arc, :func:`order_row`), and return the out-degrees summed over the chunk's positions
     (D-bar's numerator); positions ``lane``, ``lane + lanes``, ... of the chunk, so that
     ``lanes`` threads share it (consecutive threads read consecutive positions). A vertex's arcs
     leave it in visiting order in its one expansion, on paths in emitted order, so each row of
@@ -277,9 +275,11 @@ def index_chunk(c, lane, lanes, indptr, vertices, arcs, offsets, chunk_offsets, 
     degree = 0
     for j in range(offsets[chunk_offsets[c]] + lane, offsets[chunk_offsets[c + 1]], lanes):
         v = vertices[j]
-        degree += indptr[v + 1] - indptr[v]
-        if arcs[j] >= 0:
-            source_chunks[slots[arcs[j]]] = c
+        out_arcs = indptr[v + 1] - indptr[v]
+        degree += out_arcs
+        arc = arcs[j]
+        if arc >= 0:
+            source_chunks[arc if out_arcs > piece_arcs else slots[arc]] = c
     return degree
 
 
@@ -315,17 +315,19 @@ def trace_pieces(pieces, indptr, indices, order, roots, root_degrees, vertex_sta
 
 
 @njit(cache=True, nogil=True)
-def gather_pieces(pieces, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices, arcs,
-                  path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
+def gather_pieces(pieces, indptr, indices, order, piece_arcs, chunk_arcs, vertex_starts, written, starts, vertices,
+                  arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
     """:func:`gather_piece` for every piece on one lane (the CPU reference)."""
     for k in range(pieces):
-        _gather_piece(k, 0, 1, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices, arcs,
-                      path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks)
+        _gather_piece(k, 0, 1, indptr, indices, order, piece_arcs, chunk_arcs, vertex_starts, written, starts,
+                      vertices, arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks)
 
 
 @njit(cache=True, nogil=True)
-def index_chunks(chunks, indptr, vertices, arcs, offsets, chunk_offsets, slots, chunk_mean_degree, source_chunks):
+def index_chunks(chunks, indptr, vertices, arcs, offsets, chunk_offsets, slots, piece_arcs, chunk_mean_degree,
+                 source_chunks):
     """:func:`index_chunk` and :func:`mean_degree` for every chunk on one lane (the CPU reference)."""
     for c in range(chunks):
-        degree = _index_chunk(c, 0, 1, indptr, vertices, arcs, offsets, chunk_offsets, slots, source_chunks)
+        degree = _index_chunk(c, 0, 1, indptr, vertices, arcs, offsets, chunk_offsets, slots, piece_arcs,
+                              source_chunks)
         _mean_degree(c, degree, offsets, chunk_offsets, chunk_mean_degree)

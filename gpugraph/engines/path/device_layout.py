@@ -194,11 +194,11 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     offsets, chunk_offsets = xp.empty(paths + 1, dtype=np.int64), xp.empty(chunks + 1, dtype=np.int64)
     if pieces == 0:  # no vertices: the gather, which writes the ends, does not run
         offsets[:], chunk_offsets[:] = 0, 0
-    run.per_block("gather_pieces", pieces, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices,
-                  arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, offsets, chunk_offsets)
+    run.per_block("gather_pieces", pieces, indptr, indices, order, piece_arcs, chunk_arcs, vertex_starts, written,
+                  starts, vertices, arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, offsets, chunk_offsets)
     run.lap(clock, "paths gathered")
     chunk_mean_degree, source_chunks = xp.empty(chunks, dtype=np.float64), xp.empty(m, dtype=np.int64)
-    run.per_warp("index_chunks", chunks, indptr, out_vertices, out_arcs, offsets, chunk_offsets, slots,
+    run.per_warp("index_chunks", chunks, indptr, out_vertices, out_arcs, offsets, chunk_offsets, slots, piece_arcs,
                  chunk_mean_degree, source_chunks)
     run.lap(clock, "vertex -> chunk index")
     fields = {
