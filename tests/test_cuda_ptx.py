@@ -46,7 +46,7 @@ def _kernels():
                 ("vertex_round", _rounds_cuda.vertex_round,
                  (types.int64, types.boolean, i64, i64, ids, f64, f64, f64, f64, u8, i64, types.float64, u8, i64)),
                 ("layout order_rows", _device_layout_cuda.order_rows,
-                 (types.int64, i64, ids, types.int64, types.int64, i64, i64, types.int8[:])),
+                 (types.int64, i64, ids, types.int64, i64, i64, types.int8[:])),
                 ("layout trace_pieces", _device_layout_cuda.trace_pieces,
                  (types.int64, i64, ids, i64, i64, i64, i64, types.int64, types.int64, types.int8[:], ids, i64, i64,
                   i64, types.int64[:, :])),

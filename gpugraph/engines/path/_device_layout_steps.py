@@ -18,15 +18,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from gpugraph import config
 from gpugraph.engines.path._partition_cpu import DEGREE_CEILING, ROW_PLACE_BITS, ROW_PLACE_MASK
 
 #: Bits of the per-vertex ``state`` byte of :func:`trace_piece` (as in
 #: :func:`~._partition_cpu.depth_bounded_paths`): reached; expanded (its out-arcs taken).
 VISITED = np.int8(1)
 EXPANDED = np.int8(16)
+#: The longest row :func:`order_rows` sorts by insertion in a scratch of the thread's own (a
+#: size fixed when the GPU kernel compiles).
+ROW_KEYS = config.PATH_INSERTION_SORT_MAX_ARCS
 
 
-def order_row(v, indptr, indices, piece_arcs, insertion_max, order, slots, piece_flags):
+def order_row(v, indptr, indices, piece_arcs, keys, order, slots, piece_flags):
     """Vertex ``v``'s row in Algorithm 1's visiting order, and whether a piece starts at ``v``.
 
     Parameters
@@ -37,8 +41,10 @@ def order_row(v, indptr, indices, piece_arcs, insertion_max, order, slots, piece
         The graph's CSR arrays.
     piece_arcs:
         Out-arcs per piece, about.
-    insertion_max:
-        Rows of at most this many arcs are sorted by insertion, longer ones by heap sort.
+    keys:
+        Scratch (the thread's own): a row of at most ``keys.size`` arcs is sorted there by
+        insertion (on a GPU, in the thread's local memory: no store goes out to the shared
+        caches), a longer one by heap sort in place in ``order``.
     order:
         Filled at ``v``'s row: per slot, the arc position at that slot of the visiting order
         (highest out-degree head first, ties by place), as the host layout's
@@ -69,46 +75,51 @@ def order_row(v, indptr, indices, piece_arcs, insertion_max, order, slots, piece
     count = indptr[v + 1] - start
     if count > piece_arcs:
         return
-    for i in range(count):  # keys in place, then arc positions
+    if count <= keys.size:
+        for i in range(count):
+            head = indices[start + i]
+            key = ((DEGREE_CEILING - (indptr[head + 1] - indptr[head])) << ROW_PLACE_BITS) | i
+            j = i
+            while j > 0 and keys[j - 1] > key:
+                keys[j] = keys[j - 1]
+                j -= 1
+            keys[j] = key
+        for i in range(count):
+            arc = start + (keys[i] & ROW_PLACE_MASK)
+            order[start + i] = arc
+            slots[arc] = start + i
+        return
+    for i in range(count):  # keys in place, a heap sort: build the max-heap, then move its top to the end
         head = indices[start + i]
         order[start + i] = ((DEGREE_CEILING - (indptr[head + 1] - indptr[head])) << ROW_PLACE_BITS) | i
-    if count <= insertion_max:
-        for i in range(1, count):
-            key = order[start + i]
-            j = i
-            while j > 0 and order[start + j - 1] > key:
-                order[start + j] = order[start + j - 1]
-                j -= 1
-            order[start + j] = key
-    else:  # heap sort: build the max-heap (sifting down each root), then move its top to the end
-        built = count // 2
-        for step in range(built + count - 1):
-            size = count
-            root = built - 1 - step
-            if step >= built:
-                size = count - 1 - (step - built)
-                top = order[start]
-                order[start] = order[start + size]
-                order[start + size] = top
-                root = 0
-            while 2 * root + 1 < size:
-                child = 2 * root + 1
-                if child + 1 < size and order[start + child + 1] > order[start + child]:
-                    child += 1
-                if order[start + root] >= order[start + child]:
-                    break
-                top = order[start + root]
-                order[start + root] = order[start + child]
-                order[start + child] = top
-                root = child
+    built = count // 2
+    for step in range(built + count - 1):
+        size = count
+        root = built - 1 - step
+        if step >= built:
+            size = count - 1 - (step - built)
+            top = order[start]
+            order[start] = order[start + size]
+            order[start + size] = top
+            root = 0
+        while 2 * root + 1 < size:
+            child = 2 * root + 1
+            if child + 1 < size and order[start + child + 1] > order[start + child]:
+                child += 1
+            if order[start + root] >= order[start + child]:
+                break
+            top = order[start + root]
+            order[start + root] = order[start + child]
+            order[start + child] = top
+            root = child
     for i in range(count):
         arc = start + (order[start + i] & ROW_PLACE_MASK)
         order[start + i] = arc
         slots[arc] = start + i
 
 
-def trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
-                stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
+def trace_piece(k, indptr, indices, order, roots, root_degrees, root_base, vertex_starts, max_depth, chunk_arcs,
+                state, stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
     """Cut piece ``k``'s out-arcs into edge-disjoint paths (Algorithm 1) and its paths into chunks.
 
     Parameters
@@ -119,10 +130,12 @@ def trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, m
         The graph's CSR arrays.
     order:
         Per row, the row's arc positions by descending out-degree of their heads (ties by place).
-    roots, root_degrees:
-        Scratch, one entry per vertex: the piece's vertices with out-arcs are sorted there by
-        descending out-degree (ties by id; by insertion, as a piece has at most about twice
-        ``piece_arcs`` of them), at the piece's own entries (``vertex_starts[k]`` on).
+    roots, root_degrees, root_base:
+        Scratch from ``root_base`` on, with room for each of the piece's vertices with out-arcs
+        (fewer than its arcs): they are sorted there by descending out-degree (ties by id; by
+        insertion, as a piece has at most about twice ``piece_arcs`` of them). The thread's
+        own (on a GPU, in its local memory), or one entry per vertex and ``root_base`` the
+        piece's first vertex.
     max_depth, chunk_arcs:
         D_MAX, and the most arcs a chunk of several paths holds.
     state:
@@ -154,8 +167,8 @@ def trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, m
     for u in range(first, last):
         degree = indptr[u + 1] - indptr[u]
         if degree > 0:
-            j = first + found
-            while j > first and root_degrees[j - 1] < degree:
+            j = root_base + found
+            while j > root_base and root_degrees[j - 1] < degree:
                 roots[j] = roots[j - 1]
                 root_degrees[j] = root_degrees[j - 1]
                 j -= 1
@@ -164,7 +177,7 @@ def trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, m
             found += 1
     length = 0
     paths = 0
-    for i in range(first, first + found):
+    for i in range(root_base, root_base + found):
         root = roots[i]
         if state[root] & EXPANDED:
             continue
@@ -296,22 +309,26 @@ _mean_degree = njit(cache=True, nogil=True)(mean_degree)
 
 
 @njit(cache=True, nogil=True)
-def order_rows(items, indptr, indices, piece_arcs, insertion_max, order, slots, piece_flags):
-    """:func:`order_row` for every vertex and ``n`` (the CPU reference)."""
+def order_rows(items, indptr, indices, piece_arcs, order, slots, piece_flags):
+    """:func:`order_row` for every vertex and ``n`` (the CPU reference), rows of up to
+    :data:`ROW_KEYS` arcs sorted by insertion."""
+    keys = np.empty(ROW_KEYS, dtype=np.int64)
     for v in range(items):
-        _order_row(v, indptr, indices, piece_arcs, insertion_max, order, slots, piece_flags)
+        _order_row(v, indptr, indices, piece_arcs, keys, order, slots, piece_flags)
 
 
 @njit(cache=True, nogil=True)
 def trace_pieces(pieces, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
                  vertices, arcs, path_offsets, chunk_bounds, written):
-    """:func:`trace_piece` for every piece, one after another (the CPU reference)."""
+    """:func:`trace_piece` for every piece, one after another (the CPU reference; each piece's
+    roots at its own vertices' entries)."""
     stack_vertex = np.empty(max_depth + 1, dtype=np.int64)
     stack_cursor = np.empty(max_depth + 1, dtype=np.int64)
     stack_end = np.empty(max_depth + 1, dtype=np.int64)
     for k in range(pieces):
-        _trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
-                     stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)
+        _trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts[k], vertex_starts, max_depth,
+                     chunk_arcs, state, stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets,
+                     chunk_bounds, written)
 
 
 @njit(cache=True, nogil=True)

@@ -12,15 +12,16 @@ only reorders the launch, and Algorithm 1's paths average ~1.1 arcs, so linking 
 So the device layout keeps what the rounds use, all of it as parallel device work:
 
 1. **Visiting order and pieces** (one thread per vertex, :func:`~._device_layout_steps.order_row`):
-   each row's arcs by descending out-degree of their heads, sorted in place (by insertion, or
-   heap sort above :data:`gpugraph.config.PATH_INSERTION_SORT_MAX_ARCS` arcs); and a flag where
+   each row's arcs by descending out-degree of their heads (by insertion in the thread's local
+   memory, or heap sort in place above :data:`gpugraph.config.PATH_INSERTION_SORT_MAX_ARCS`
+   arcs); and a flag where
    a piece starts: pieces are ranges of consecutive vertices cut where the arcs reach each
    multiple of :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS`, and each vertex with more
    out-arcs than that a piece alone (its paths are its arcs, written by the gather in CSR
    order, so no thread walks or sorts a hub's row).
 2. **Traversal**: one thread per piece sorts its vertices with out-arcs by descending
    out-degree (the roots), runs Algorithm 1 on its out-arcs (an arc leaving the piece ends its
-   path, as in the host layout's pieces), its stack in the thread's local memory, and cuts its
+   path, as in the host layout's pieces), its stack and roots in the thread's local memory, and cuts its
    paths into chunks of at most ``chunk_arcs`` arcs (:func:`~._device_layout_steps.trace_piece`).
 3. **Gather**: a prefix sum of the pieces' sizes, then one block copies each piece's paths and
    chunks into place.
@@ -175,8 +176,7 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     xp = run.xp
     n, m = indptr.size - 1, indices.size
     order, slots, piece_flags = xp.empty(m, dtype=np.int64), xp.empty(m, dtype=np.int64), xp.empty(n + 1, dtype=np.int8)
-    run.per_item("order_rows", n + 1, indptr, indices, piece_arcs, config.PATH_INSERTION_SORT_MAX_ARCS, order, slots,
-                 piece_flags)
+    run.per_item("order_rows", n + 1, indptr, indices, piece_arcs, order, slots, piece_flags)
     run.lap(clock, "visiting order and pieces")
     vertex_starts = xp.flatnonzero(piece_flags)
     pieces = vertex_starts.size - 1
