@@ -125,12 +125,14 @@ def test_the_device_layout_is_algorithm_1_over_pieces_with_chunks_and_an_index(n
 def test_each_rows_visiting_order_and_the_piece_starts(n, m, seed, piece_arcs, insertion_max):
     indptr, indices = random_csr(n, m, seed)
     order, slots, flags = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(n + 1, dtype=np.int8)
+    heads = np.empty(m, dtype=indices.dtype)
     keys = np.empty(insertion_max, dtype=np.int64)  # longer rows heap-sorted
     for v in range(n + 1):
-        steps._order_row(v, indptr, indices, piece_arcs, keys, order, slots, flags)
+        steps._order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, flags)
     hub_arcs = np.repeat(np.diff(indptr) > piece_arcs, np.diff(indptr))  # left as they were
     assert np.array_equal(order[~hub_arcs], expected_visiting_order(indptr, indices, piece_arcs)[~hub_arcs])
     assert np.array_equal(slots[order[~hub_arcs]], np.flatnonzero(~hub_arcs))
+    assert np.array_equal(heads[~hub_arcs], indices[order[~hub_arcs]])
     starts = np.flatnonzero(flags)
     assert np.array_equal(starts, expected_pieces(indptr, piece_arcs))
     assert starts[0] == 0 and starts[-1] == n and np.all(np.diff(starts) > 0)

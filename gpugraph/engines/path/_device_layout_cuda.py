@@ -18,10 +18,6 @@ cuda = load_numba_cuda()
 STACK_FRAMES = config.PATH_DEVICE_MAX_DEPTH + 1
 #: The longest row :func:`order_rows` sorts in a thread's local memory.
 ROW_KEYS = steps.ROW_KEYS
-#: Roots a thread of :func:`trace_pieces` sorts in its local memory: a piece of more than one
-#: vertex holds fewer than twice ``piece_arcs`` arcs, so this many for the default size (a piece
-#: with more, at a larger size, sorts them in global memory).
-ROOT_SLOTS = 2 * config.PATH_DEVICE_PIECE_ARCS
 #: Threads sharing a chunk in :func:`index_chunks` (a warp), and chunks a block.
 INDEX_LANES = config.WARP_SIZE
 INDEX_CHUNKS_PER_BLOCK = 4
@@ -35,37 +31,27 @@ _mean_degree = cuda.jit(device=True, cache=True)(steps.mean_degree)
 
 
 @cuda.jit(cache=True)
-def order_rows(items, indptr, indices, piece_arcs, order, slots, piece_flags):
+def order_rows(items, indptr, indices, piece_arcs, order, heads, slots, piece_flags):
     """One thread per vertex (and one for ``n``): :func:`~._device_layout_steps.order_row`, short
     rows sorted in the thread's local memory."""
     v = thread_index()
     if v < items:
         keys = cuda.local.array(ROW_KEYS, np.int64)
-        _order_row(v, indptr, indices, piece_arcs, keys, order, slots, piece_flags)
+        _order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_flags)
 
 
 @cuda.jit(cache=True)
-def trace_pieces(pieces, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
+def trace_pieces(pieces, indptr, order, heads, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
                  vertices, arcs, path_offsets, chunk_bounds, written):
     """One thread per piece: :func:`~._device_layout_steps.trace_piece`, its stack in the
-    thread's local memory (``max_depth`` below :data:`STACK_FRAMES`), and its roots too when
-    the piece has at most :data:`ROOT_SLOTS` arcs (else at its vertices' entries of ``roots``)."""
+    thread's local memory (``max_depth`` below :data:`STACK_FRAMES`)."""
     k = thread_index()
     if k < pieces:
         stack_vertex = cuda.local.array(STACK_FRAMES, np.int64)
         stack_cursor = cuda.local.array(STACK_FRAMES, np.int64)
         stack_end = cuda.local.array(STACK_FRAMES, np.int64)
-        first = vertex_starts[k]
-        if indptr[vertex_starts[k + 1]] - indptr[first] <= ROOT_SLOTS:
-            own_roots = cuda.local.array(ROOT_SLOTS, np.int64)
-            own_degrees = cuda.local.array(ROOT_SLOTS, np.int64)
-            _trace_piece(k, indptr, indices, order, own_roots, own_degrees, 0, vertex_starts, max_depth, chunk_arcs,
-                         state, stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds,
-                         written)
-        else:
-            _trace_piece(k, indptr, indices, order, roots, root_degrees, first, vertex_starts, max_depth, chunk_arcs,
-                         state, stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds,
-                         written)
+        _trace_piece(k, indptr, order, heads, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
+                     stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)
 
 
 @cuda.jit(cache=True)

@@ -30,7 +30,7 @@ EXPANDED = np.int8(16)
 ROW_KEYS = config.PATH_INSERTION_SORT_MAX_ARCS
 
 
-def order_row(v, indptr, indices, piece_arcs, keys, order, slots, piece_flags):
+def order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_flags):
     """Vertex ``v``'s row in Algorithm 1's visiting order, and whether a piece starts at ``v``.
 
     Parameters
@@ -52,6 +52,9 @@ def order_row(v, indptr, indices, piece_arcs, keys, order, slots, piece_flags):
         ``piece_arcs`` arcs (a hub) is left as it was: it is a piece alone, whose paths are its
         arcs one by one, so the order only numbers them; they are taken in CSR order (sorting,
         or even copying, a hub's thousands of arcs on one thread would be the slowest thread).
+    heads:
+        Filled at ``v``'s row (not a hub's) as ``order``: the head of the arc at each slot (so
+        that the traversal finds an arc's head without first finding the arc).
     slots:
         Filled at ``v``'s arcs (not a hub's): the inverse of ``order``.
     piece_flags:
@@ -87,6 +90,7 @@ def order_row(v, indptr, indices, piece_arcs, keys, order, slots, piece_flags):
         for i in range(count):
             arc = start + (keys[i] & ROW_PLACE_MASK)
             order[start + i] = arc
+            heads[start + i] = indices[arc]
             slots[arc] = start + i
         return
     for i in range(count):  # keys in place, a heap sort: build the max-heap, then move its top to the end
@@ -115,27 +119,27 @@ def order_row(v, indptr, indices, piece_arcs, keys, order, slots, piece_flags):
     for i in range(count):
         arc = start + (order[start + i] & ROW_PLACE_MASK)
         order[start + i] = arc
+        heads[start + i] = indices[arc]
         slots[arc] = start + i
 
 
-def trace_piece(k, indptr, indices, order, roots, root_degrees, root_base, vertex_starts, max_depth, chunk_arcs,
-                state, stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
+def trace_piece(k, indptr, order, heads, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
+                stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
     """Cut piece ``k``'s out-arcs into edge-disjoint paths (Algorithm 1) and its paths into chunks.
 
     Parameters
     ----------
     k:
         The piece: vertices ``vertex_starts[k]`` to ``vertex_starts[k + 1] - 1``.
-    indptr, indices:
-        The graph's CSR arrays.
-    order:
-        Per row, the row's arc positions by descending out-degree of their heads (ties by place).
-    roots, root_degrees, root_base:
-        Scratch from ``root_base`` on, with room for each of the piece's vertices with out-arcs
-        (fewer than its arcs): they are sorted there by descending out-degree (ties by id; by
-        insertion, as a piece has at most about twice ``piece_arcs`` of them). The thread's
-        own (on a GPU, in its local memory), or one entry per vertex and ``root_base`` the
-        piece's first vertex.
+    indptr:
+        The graph's CSR offsets.
+    order, heads:
+        Per row, the row's arc positions by descending out-degree of their heads (ties by
+        place), and those heads (:func:`order_row`).
+    roots, root_degrees:
+        Scratch, one entry per vertex: the piece's vertices with out-arcs are sorted there by
+        descending out-degree (ties by id; by insertion, as a piece has at most about twice
+        ``piece_arcs`` of them), at the piece's own entries (``vertex_starts[k]`` on).
     max_depth, chunk_arcs:
         D_MAX, and the most arcs a chunk of several paths holds.
     state:
@@ -167,8 +171,8 @@ def trace_piece(k, indptr, indices, order, roots, root_degrees, root_base, verte
     for u in range(first, last):
         degree = indptr[u + 1] - indptr[u]
         if degree > 0:
-            j = root_base + found
-            while j > root_base and root_degrees[j - 1] < degree:
+            j = first + found
+            while j > first and root_degrees[j - 1] < degree:
                 roots[j] = roots[j - 1]
                 root_degrees[j] = root_degrees[j - 1]
                 j -= 1
@@ -177,7 +181,7 @@ def trace_piece(k, indptr, indices, order, roots, root_degrees, root_base, verte
             found += 1
     length = 0
     paths = 0
-    for i in range(root_base, root_base + found):
+    for i in range(first, first + found):
         root = roots[i]
         if state[root] & EXPANDED:
             continue
@@ -192,8 +196,8 @@ def trace_piece(k, indptr, indices, order, roots, root_degrees, root_base, verte
             if slot < stack_end[top]:
                 u = stack_vertex[top]
                 arc = order[slot]
+                v = heads[slot]
                 stack_cursor[top] = slot + 1
-                v = indices[arc]
                 if not open_path:  # the arc starts a new path at u
                     path_offsets[path_base + paths] = length
                     paths += 1
@@ -309,26 +313,24 @@ _mean_degree = njit(cache=True, nogil=True)(mean_degree)
 
 
 @njit(cache=True, nogil=True)
-def order_rows(items, indptr, indices, piece_arcs, order, slots, piece_flags):
+def order_rows(items, indptr, indices, piece_arcs, order, heads, slots, piece_flags):
     """:func:`order_row` for every vertex and ``n`` (the CPU reference), rows of up to
     :data:`ROW_KEYS` arcs sorted by insertion."""
     keys = np.empty(ROW_KEYS, dtype=np.int64)
     for v in range(items):
-        _order_row(v, indptr, indices, piece_arcs, keys, order, slots, piece_flags)
+        _order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_flags)
 
 
 @njit(cache=True, nogil=True)
-def trace_pieces(pieces, indptr, indices, order, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
+def trace_pieces(pieces, indptr, order, heads, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
                  vertices, arcs, path_offsets, chunk_bounds, written):
-    """:func:`trace_piece` for every piece, one after another (the CPU reference; each piece's
-    roots at its own vertices' entries)."""
+    """:func:`trace_piece` for every piece, one after another (the CPU reference)."""
     stack_vertex = np.empty(max_depth + 1, dtype=np.int64)
     stack_cursor = np.empty(max_depth + 1, dtype=np.int64)
     stack_end = np.empty(max_depth + 1, dtype=np.int64)
     for k in range(pieces):
-        _trace_piece(k, indptr, indices, order, roots, root_degrees, vertex_starts[k], vertex_starts, max_depth,
-                     chunk_arcs, state, stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets,
-                     chunk_bounds, written)
+        _trace_piece(k, indptr, order, heads, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
+                     stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)
 
 
 @njit(cache=True, nogil=True)

@@ -172,38 +172,43 @@ class _Steps:
 
 
 def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piece_arcs: int, clock: StageClock):
-    """The fields of :class:`PathLayout` but ``pieces``, the times and ``built_on``; and the pieces."""
+    """The fields of :class:`PathLayout` but ``pieces``, the times and ``built_on``; and the pieces.
+
+    The traversal's arrays are allocated before the first kernel (with room for as many pieces
+    as vertices), so that the host's allocations overlap the device's work instead of following
+    it."""
     xp = run.xp
     n, m = indptr.size - 1, indices.size
-    order, slots, piece_flags = xp.empty(m, dtype=np.int64), xp.empty(m, dtype=np.int64), xp.empty(n + 1, dtype=np.int8)
-    run.per_item("order_rows", n + 1, indptr, indices, piece_arcs, order, slots, piece_flags)
+    order, heads, slots = xp.empty(m, dtype=np.int64), xp.empty(m, dtype=indices.dtype), xp.empty(m, dtype=np.int64)
+    piece_flags = xp.empty(n + 1, dtype=np.int8)
+    vertices, arcs = xp.empty(2 * m, dtype=indices.dtype), xp.empty(2 * m, dtype=np.int64)
+    path_offsets, chunk_bounds = xp.empty(m + n + 1, dtype=np.int64), xp.empty(m + n + 1, dtype=np.int64)
+    written = xp.empty((n + 1, 3), dtype=np.int64)  # per piece: positions, paths, chunks
+    roots, state = xp.empty((2, n), dtype=np.int64), xp.zeros(n, dtype=np.int8)  # roots and their out-degrees
+    run.per_item("order_rows", n + 1, indptr, indices, piece_arcs, order, heads, slots, piece_flags)
     run.lap(clock, "visiting order and pieces")
     vertex_starts = xp.flatnonzero(piece_flags)
     pieces = vertex_starts.size - 1
-    vertices, arcs = xp.empty(2 * m, dtype=indices.dtype), xp.empty(2 * m, dtype=np.int64)
-    path_offsets, chunk_bounds = xp.empty(m + pieces, dtype=np.int64), xp.empty(m + pieces, dtype=np.int64)
-    written = xp.empty((pieces, 3), dtype=np.int64)  # positions, paths, chunks
-    roots = xp.empty((2, n), dtype=np.int64)  # the pieces' roots, and their out-degrees
-    run.per_item("trace_pieces", pieces, indptr, indices, order, roots[0], roots[1], vertex_starts, max_depth,
-                 chunk_arcs, xp.zeros(n, dtype=np.int8), vertices, arcs, path_offsets, chunk_bounds, written)
+    run.per_item("trace_pieces", pieces, indptr, order, heads, roots[0], roots[1], vertex_starts, max_depth,
+                 chunk_arcs, state, vertices, arcs, path_offsets, chunk_bounds, written)
     run.lap(clock, "traversal")
     starts = xp.zeros((pieces + 1, 3), dtype=np.int64)
-    xp.cumsum(written, axis=0, out=starts[1:])
+    xp.cumsum(written[:pieces], axis=0, out=starts[1:])
     positions, paths, chunks = (int(total) for total in starts[-1].tolist())
     out_vertices, out_arcs = xp.empty(positions, dtype=indices.dtype), xp.empty(positions, dtype=np.int64)
     offsets, chunk_offsets = xp.empty(paths + 1, dtype=np.int64), xp.empty(chunks + 1, dtype=np.int64)
+    chunk_mean_degree, source_chunks = xp.empty(chunks, dtype=np.float64), xp.empty(m, dtype=np.int64)
     if pieces == 0:  # no vertices: the gather, which writes the ends, does not run
         offsets[:], chunk_offsets[:] = 0, 0
     run.per_block("gather_pieces", pieces, indptr, indices, order, piece_arcs, chunk_arcs, vertex_starts, written,
                   starts, vertices, arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, offsets, chunk_offsets)
     run.lap(clock, "paths gathered")
-    chunk_mean_degree, source_chunks = xp.empty(chunks, dtype=np.float64), xp.empty(m, dtype=np.int64)
     run.per_warp("index_chunks", chunks, indptr, out_vertices, out_arcs, offsets, chunk_offsets, slots, piece_arcs,
                  chunk_mean_degree, source_chunks)
     run.lap(clock, "vertex -> chunk index")
     fields = {
         "vertices": out_vertices, "arcs": out_arcs, "offsets": offsets, "chunk_offsets": chunk_offsets,
-        "source_offsets": indptr.copy(), "source_chunks": source_chunks,
+        "source_offsets": indptr, "source_chunks": source_chunks,
         "chunk_layer": xp.zeros(chunks, dtype=np.int64), "chunk_mean_degree": chunk_mean_degree,
         "num_sccs": 0, "largest_scc": 0, "num_layers": 1,
     }
