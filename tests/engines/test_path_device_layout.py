@@ -187,11 +187,11 @@ def test_the_host_layout_is_the_default_on_the_cpu_and_a_bad_name_is_refused():
 
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
-@pytest.mark.parametrize("piece_arcs", [5, 60, 1000])
-def test_the_cuda_build_equals_the_cpu_build_under_the_simulator(piece_arcs):
+@pytest.mark.parametrize("n, piece_arcs", [(40, 5), (40, 60), (40, 1000), (150, 1000)])  # the last: roots in global memory
+def test_the_cuda_build_equals_the_cpu_build_under_the_simulator(n, piece_arcs):
     from gpugraph.backend import get_backend
 
-    indptr, indices = random_csr(40, 300, 1)
+    indptr, indices = random_csr(n, 300, 1)
     on_cpu = build_device_layout(indptr, indices, None, piece_arcs=piece_arcs)
     simulated = build_device_layout(indptr, indices, get_backend("cuda"), piece_arcs=piece_arcs)
     for name in ARRAYS:

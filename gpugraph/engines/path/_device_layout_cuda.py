@@ -44,14 +44,16 @@ def order_rows(items, indptr, indices, piece_arcs, order, heads, slots, piece_fl
 def trace_pieces(pieces, indptr, order, heads, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
                  vertices, arcs, path_offsets, chunk_bounds, written):
     """One thread per piece: :func:`~._device_layout_steps.trace_piece`, its stack in the
-    thread's local memory (``max_depth`` below :data:`STACK_FRAMES`)."""
+    thread's local memory (``max_depth`` below :data:`STACK_FRAMES`), and its roots too when
+    the piece has at most :data:`ROW_KEYS` vertices."""
     k = thread_index()
     if k < pieces:
         stack_vertex = cuda.local.array(STACK_FRAMES, np.int64)
         stack_cursor = cuda.local.array(STACK_FRAMES, np.int64)
         stack_end = cuda.local.array(STACK_FRAMES, np.int64)
-        _trace_piece(k, indptr, order, heads, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
-                     stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)
+        keys = cuda.local.array(ROW_KEYS, np.int64)
+        _trace_piece(k, indptr, order, heads, keys, roots, root_degrees, vertex_starts, max_depth, chunk_arcs,
+                     state, stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)
 
 
 @cuda.jit(cache=True)

@@ -25,8 +25,9 @@ from gpugraph.engines.path._partition_cpu import DEGREE_CEILING, ROW_PLACE_BITS,
 #: :func:`~._partition_cpu.depth_bounded_paths`): reached; expanded (its out-arcs taken).
 VISITED = np.int8(1)
 EXPANDED = np.int8(16)
-#: The longest row :func:`order_rows` sorts by insertion in a scratch of the thread's own (a
-#: size fixed when the GPU kernel compiles).
+#: The longest row :func:`order_rows` sorts by insertion in a scratch of the thread's own, and
+#: the most vertices a piece of :func:`trace_pieces` may have to sort its roots there (a size
+#: fixed when the GPU kernels compile).
 ROW_KEYS = config.PATH_INSERTION_SORT_MAX_ARCS
 
 
@@ -123,7 +124,7 @@ def order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_f
         slots[arc] = start + i
 
 
-def trace_piece(k, indptr, order, heads, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
+def trace_piece(k, indptr, order, heads, keys, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
                 stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written):
     """Cut piece ``k``'s out-arcs into edge-disjoint paths (Algorithm 1) and its paths into chunks.
 
@@ -136,10 +137,12 @@ def trace_piece(k, indptr, order, heads, roots, root_degrees, vertex_starts, max
     order, heads:
         Per row, the row's arc positions by descending out-degree of their heads (ties by
         place), and those heads (:func:`order_row`).
-    roots, root_degrees:
-        Scratch, one entry per vertex: the piece's vertices with out-arcs are sorted there by
-        descending out-degree (ties by id; by insertion, as a piece has at most about twice
-        ``piece_arcs`` of them), at the piece's own entries (``vertex_starts[k]`` on).
+    keys, roots, root_degrees:
+        Scratch where the piece's vertices with out-arcs (the roots) are sorted by descending
+        out-degree, ties by id (by insertion, as a piece has at most about twice ``piece_arcs``
+        of them): ``keys``, the thread's own (on a GPU, in its local memory), if the piece has
+        at most ``keys.size`` vertices, as keys like :func:`order_row`'s; else ``roots`` and
+        ``root_degrees`` (one entry per vertex) at the piece's own entries.
     max_depth, chunk_arcs:
         D_MAX, and the most arcs a chunk of several paths holds.
     state:
@@ -167,10 +170,19 @@ def trace_piece(k, indptr, order, heads, roots, root_degrees, vertex_starts, max
         return
     base = 2 * indptr[first]
     path_base = indptr[first] + k
+    own = last - first <= keys.size  # the roots sorted in the thread's own scratch
     found = 0
     for u in range(first, last):
         degree = indptr[u + 1] - indptr[u]
-        if degree > 0:
+        if degree > 0 and own:
+            key = ((DEGREE_CEILING - degree) << ROW_PLACE_BITS) | (u - first)
+            j = found
+            while j > 0 and keys[j - 1] > key:
+                keys[j] = keys[j - 1]
+                j -= 1
+            keys[j] = key
+            found += 1
+        elif degree > 0:
             j = first + found
             while j > first and root_degrees[j - 1] < degree:
                 roots[j] = roots[j - 1]
@@ -181,8 +193,8 @@ def trace_piece(k, indptr, order, heads, roots, root_degrees, vertex_starts, max
             found += 1
     length = 0
     paths = 0
-    for i in range(first, first + found):
-        root = roots[i]
+    for i in range(found):
+        root = first + (keys[i] & ROW_PLACE_MASK) if own else roots[first + i]
         if state[root] & EXPANDED:
             continue
         state[root] = VISITED | EXPANDED
@@ -325,12 +337,13 @@ def order_rows(items, indptr, indices, piece_arcs, order, heads, slots, piece_fl
 def trace_pieces(pieces, indptr, order, heads, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
                  vertices, arcs, path_offsets, chunk_bounds, written):
     """:func:`trace_piece` for every piece, one after another (the CPU reference)."""
+    keys = np.empty(ROW_KEYS, dtype=np.int64)
     stack_vertex = np.empty(max_depth + 1, dtype=np.int64)
     stack_cursor = np.empty(max_depth + 1, dtype=np.int64)
     stack_end = np.empty(max_depth + 1, dtype=np.int64)
     for k in range(pieces):
-        _trace_piece(k, indptr, order, heads, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
-                     stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)
+        _trace_piece(k, indptr, order, heads, keys, roots, root_degrees, vertex_starts, max_depth, chunk_arcs,
+                     state, stack_vertex, stack_cursor, stack_end, vertices, arcs, path_offsets, chunk_bounds, written)
 
 
 @njit(cache=True, nogil=True)
