@@ -174,18 +174,19 @@ class _Steps:
 def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piece_arcs: int, clock: StageClock):
     """The fields of :class:`PathLayout` but ``pieces``, the times and ``built_on``; and the pieces.
 
-    The traversal's arrays are allocated before the first kernel (with room for as many pieces
-    as vertices), so that the host's allocations overlap the device's work instead of following
-    it."""
+    The traversal's arrays (with room for as many pieces as vertices) and the index are
+    allocated while the first kernel runs, so that the host's work overlaps the device's instead
+    of following it."""
     xp = run.xp
     n, m = indptr.size - 1, indices.size
     order, heads, slots = xp.empty(m, dtype=np.int64), xp.empty(m, dtype=indices.dtype), xp.empty(m, dtype=np.int64)
     piece_flags = xp.empty(n + 1, dtype=np.int8)
+    run.per_item("order_rows", n + 1, indptr, indices, piece_arcs, order, heads, slots, piece_flags)
     vertices, arcs = xp.empty(2 * m, dtype=indices.dtype), xp.empty(2 * m, dtype=np.int64)
     path_offsets, chunk_bounds = xp.empty(m + n + 1, dtype=np.int64), xp.empty(m + n + 1, dtype=np.int64)
     written = xp.empty((n + 1, 3), dtype=np.int64)  # per piece: positions, paths, chunks
     roots, state = xp.empty((2, n), dtype=np.int64), xp.zeros(n, dtype=np.int8)  # roots and their out-degrees
-    run.per_item("order_rows", n + 1, indptr, indices, piece_arcs, order, heads, slots, piece_flags)
+    source_chunks = xp.empty(m, dtype=np.int64)
     run.lap(clock, "visiting order and pieces")
     vertex_starts = xp.flatnonzero(piece_flags)
     pieces = vertex_starts.size - 1
@@ -197,7 +198,7 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     positions, paths, chunks = (int(total) for total in starts[-1].tolist())
     out_vertices, out_arcs = xp.empty(positions, dtype=indices.dtype), xp.empty(positions, dtype=np.int64)
     offsets, chunk_offsets = xp.empty(paths + 1, dtype=np.int64), xp.empty(chunks + 1, dtype=np.int64)
-    chunk_mean_degree, source_chunks = xp.empty(chunks, dtype=np.float64), xp.empty(m, dtype=np.int64)
+    chunk_mean_degree = xp.empty(chunks, dtype=np.float64)
     if pieces == 0:  # no vertices: the gather, which writes the ends, does not run
         offsets[:], chunk_offsets[:] = 0, 0
     run.per_block("gather_pieces", pieces, indptr, indices, order, piece_arcs, chunk_arcs, vertex_starts, written,
