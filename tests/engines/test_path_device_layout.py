@@ -187,7 +187,8 @@ def test_the_host_layout_is_the_default_on_the_cpu_and_a_bad_name_is_refused():
 
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
-@pytest.mark.parametrize("n, piece_arcs", [(40, 5), (40, 60), (40, 1000), (150, 1000)])  # the last: roots in global memory
+# the last: a piece of more than 64 vertices, its roots sorted in global memory
+@pytest.mark.parametrize("n, piece_arcs", [(40, 5), (40, 60), (40, 1000), (150, 1000)])
 def test_the_cuda_build_equals_the_cpu_build_under_the_simulator(n, piece_arcs):
     from gpugraph.backend import get_backend
 

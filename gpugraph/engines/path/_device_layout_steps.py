@@ -5,9 +5,9 @@ thread or block per item). The two builds therefore run the same statements, and
 the reference the simulator tests hold the CUDA one to.
 
 Each vertex is one item of :func:`order_row`: its row in visiting order, and whether a piece
-starts there. Each piece of the graph (a range of consecutive vertices with about equal out-arcs)
-is one item of :func:`trace_piece`: Algorithm 1's depth-bounded traversal of the piece's out-arcs, as
-:func:`~._partition_cpu.depth_bounded_paths` runs it on a piece, without the lists the linking
+starts there. Each piece of the graph (a range of consecutive vertices with about equal
+out-arcs) is one item of :func:`trace_piece`: Algorithm 1's depth-bounded traversal of the
+piece's out-arcs, as :func:`~._partition_cpu.depth_bounded_paths` runs it on a piece, without the lists the linking
 of paths needs (the device layout links none), and the greedy cut of the piece's paths into
 chunks. A piece reads and writes only its own vertices' state and its own stretch of the output
 arrays, so the pieces run at once with no synchronisation.
@@ -43,9 +43,9 @@ def order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_f
     piece_arcs:
         Out-arcs per piece, about.
     keys:
-        Scratch (the thread's own): a row of at most ``keys.size`` arcs is sorted there by
-        insertion (on a GPU, in the thread's local memory: no store goes out to the shared
-        caches), a longer one by heap sort in place in ``order``.
+        Scratch (the thread's own; on a GPU, in its local memory): a row of at most
+        ``keys.size`` arcs is sorted there by insertion, a longer one by heap sort in place in
+        ``order``.
     order:
         Filled at ``v``'s row: per slot, the arc position at that slot of the visiting order
         (highest out-degree head first, ties by place), as the host layout's
@@ -296,11 +296,11 @@ def gather_piece(k, lane, lanes, indptr, indices, order, piece_arcs, chunk_arcs,
 
 def index_chunk(c, lane, lanes, indptr, vertices, arcs, offsets, chunk_offsets, slots, piece_arcs, source_chunks):
     """Write ``c`` as the chunk of each of chunk ``c``'s arcs at the arc's slot in its row's
-    visiting order (``slots``; its CSR position for a hub's arc, :func:`order_row`), and return the out-degrees summed over the chunk's positions
-    (D-bar's numerator); positions ``lane``, ``lane + lanes``, ... of the chunk, so that
-    ``lanes`` threads share it (consecutive threads read consecutive positions). A vertex's arcs
-    leave it in visiting order in its one expansion, on paths in emitted order, so each row of
-    ``source_chunks`` comes out ascending."""
+    visiting order (``slots``; its CSR position for a hub's arc, :func:`order_row`), and return
+    the out-degrees summed over the chunk's positions (D-bar's numerator); positions ``lane``,
+    ``lane + lanes``, ... of the chunk, so that ``lanes`` threads share it (consecutive threads
+    read consecutive positions). A vertex's arcs leave it in visiting order in its one
+    expansion, on paths in emitted order, so each row of ``source_chunks`` comes out ascending."""
     degree = 0
     for j in range(offsets[chunk_offsets[c]] + lane, offsets[chunk_offsets[c + 1]], lanes):
         v = vertices[j]

@@ -14,15 +14,15 @@ So the device layout keeps what the rounds use, all of it as parallel device wor
 1. **Visiting order and pieces** (one thread per vertex, :func:`~._device_layout_steps.order_row`):
    each row's arcs by descending out-degree of their heads (by insertion in the thread's local
    memory, or heap sort in place above :data:`gpugraph.config.PATH_INSERTION_SORT_MAX_ARCS`
-   arcs); and a flag where
-   a piece starts: pieces are ranges of consecutive vertices cut where the arcs reach each
-   multiple of :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS`, and each vertex with more
-   out-arcs than that a piece alone (its paths are its arcs, written by the gather in CSR
-   order, so no thread walks or sorts a hub's row).
+   arcs), and a flag where a piece starts: pieces are ranges of consecutive vertices cut where
+   the arcs reach each multiple of :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS`, and each
+   vertex with more out-arcs than that a piece alone (its paths are its arcs, written by the
+   gather in CSR order, so no thread walks or sorts a hub's row).
 2. **Traversal**: one thread per piece sorts its vertices with out-arcs by descending
    out-degree (the roots), runs Algorithm 1 on its out-arcs (an arc leaving the piece ends its
-   path, as in the host layout's pieces), its stack and roots in the thread's local memory, and cuts its
-   paths into chunks of at most ``chunk_arcs`` arcs (:func:`~._device_layout_steps.trace_piece`).
+   path, as in the host layout's pieces), its stack and (in a piece of at most 64 vertices)
+   its roots in the thread's local memory, and cuts its paths into chunks of at most
+   ``chunk_arcs`` arcs (:func:`~._device_layout_steps.trace_piece`).
 3. **Gather**: a prefix sum of the pieces' sizes, then one block copies each piece's paths and
    chunks into place.
 4. **Vertex -> chunk index and D-bar**: one warp per chunk.

@@ -115,7 +115,8 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         over many pieces on the graph's GPU, no linking, one layer
         (:mod:`~gpugraph.engines.path.device_layout`; on a CPU graph the same steps on one
         core). ``None``: :data:`gpugraph.config.PATH_GPU_LAYOUT` on a GPU unless ``layered`` or
-        ``max_depth`` is above :data:`gpugraph.config.PATH_DEVICE_MAX_DEPTH`, else ``"host"``. ``stats["layout_built_on"]`` says which ran.
+        ``max_depth`` is above :data:`gpugraph.config.PATH_DEVICE_MAX_DEPTH`, else ``"host"``.
+        ``stats["layout_built_on"]`` says which ran.
     **parameters:
         The algorithm's parameters.
 
