@@ -313,6 +313,12 @@ PATH_DEVICE_PIECE_ARCS = 64
 #: The largest D_MAX the device layout takes: its threads keep their traversal stacks in local
 #: memory, of a size fixed when the kernel compiles (``solve`` uses the host layout above it).
 PATH_DEVICE_MAX_DEPTH = 64
+#: Threads a block of the device layout's traversal (one thread per piece; latency-bound, with
+#: a few KiB of local memory each): small blocks spread the pieces over every SM. One H100,
+#: 2026-11-26 (`.snap`-style probe, CUPTI device time of the traversal, us, blocks of 32 / 64 /
+#: 128 / 256): Slashdot 164 / 177 / 188 / 244, its k-core graph 224 / 237 / 252 / 291; cnr-2000
+#: 776 / 822 / 805 / 723, its k-core graph 666 / 668 / 687 / 685 (docs/path-engine.md).
+PATH_DEVICE_TRACE_BLOCK = 32
 
 # --- distributed (gpugraph/distributed/) ---------------------------------------------------------
 #: Hybrid vertex-cut (PowerLyra, Chen et al., EuroSys 2015): a vertex with more in-arcs than this

@@ -148,12 +148,15 @@ class _Steps:
             self.wait()
             clock.lap(name)
 
-    def per_item(self, name: str, items: int, *args) -> None:
-        """Kernel ``name`` over ``items`` items, one thread each (the CPU build loops)."""
+    def per_item(self, name: str, items: int, *args, block: int | None = None) -> None:
+        """Kernel ``name`` over ``items`` items, one thread each, in blocks of ``block`` threads
+        (the backend's default if ``None``; the CPU build loops)."""
         if self.backend is None:
             run_cpu_kernel(getattr(steps, name), items, *args)
-        elif items:
+        elif items and block is None:
             launch_cuda_kernel(getattr(self.cuda, name), self.backend, items, items, *args)
+        elif items:
+            launch_cuda_grid(getattr(self.cuda, name), self.backend, -(-items // block), block, items, *args)
 
     def per_block(self, name: str, items: int, *args) -> None:
         """Kernel ``name`` over ``items`` items, one block of :data:`GATHER_THREADS` each."""
@@ -191,7 +194,8 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     vertex_starts = xp.flatnonzero(piece_flags)
     pieces = vertex_starts.size - 1
     run.per_item("trace_pieces", pieces, indptr, order, heads, roots[0], roots[1], vertex_starts, max_depth,
-                 chunk_arcs, state, vertices, arcs, path_offsets, chunk_bounds, written)
+                 chunk_arcs, state, vertices, arcs, path_offsets, chunk_bounds, written,
+                 block=config.PATH_DEVICE_TRACE_BLOCK)
     run.lap(clock, "traversal")
     starts = xp.zeros((pieces + 1, 3), dtype=np.int64)
     xp.cumsum(written[:pieces], axis=0, out=starts[1:])
