@@ -38,15 +38,12 @@ def expected_pieces(indptr, piece_arcs):
     return np.unique(np.concatenate([[0, n], np.minimum(cuts, n), hubs, hubs + 1]))
 
 
-def expected_visiting_order(indptr, indices, piece_arcs):
-    """The host layout's visiting order, but each row of more than ``piece_arcs`` arcs (a piece
-    alone, of one-arc paths) in CSR order."""
+def expected_visiting_order(indptr, indices):
+    """The host layout's visiting order."""
     m = indices.size
     order, slots = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
     kernels.visiting_order(indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, config.PATH_VISITING_ORDER_BLOCKS,
                            order, slots)
-    for u in np.flatnonzero(np.diff(indptr) > piece_arcs):
-        order[indptr[u]:indptr[u + 1]] = np.arange(indptr[u], indptr[u + 1])
     return order
 
 
@@ -55,7 +52,7 @@ def algorithm_1_by_piece(indptr, indices, max_depth, piece_arcs):
     out-degree, arcs leaving the piece ending their paths): the pieces' positions one after
     another, and each piece's path offsets."""
     n = indptr.size - 1
-    order = expected_visiting_order(indptr, indices, piece_arcs)
+    order = expected_visiting_order(indptr, indices)
     starts = expected_pieces(indptr, piece_arcs)
     state, first_from = np.zeros(n, dtype=np.int8), np.full(n, -1, dtype=np.int64)
     vertices, arcs, piece_offsets = [], [], []
@@ -129,10 +126,12 @@ def test_each_rows_visiting_order_and_the_piece_starts(n, m, seed, piece_arcs, i
     keys = np.empty(insertion_max, dtype=np.int64)  # longer rows heap-sorted
     for v in range(n + 1):
         steps._order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, flags)
-    hub_arcs = np.repeat(np.diff(indptr) > piece_arcs, np.diff(indptr))  # left as they were
-    assert np.array_equal(order[~hub_arcs], expected_visiting_order(indptr, indices, piece_arcs)[~hub_arcs])
-    assert np.array_equal(slots[order[~hub_arcs]], np.flatnonzero(~hub_arcs))
-    assert np.array_equal(heads[~hub_arcs], indices[order[~hub_arcs]])
+    keys = np.empty(m, dtype=np.int64)  # the hubs' rows (left by order_row) by one stable sort
+    steps.arc_keys(m, indptr, indices, keys)
+    steps.order_hub_slots(m, indptr, indices, piece_arcs, np.argsort(keys, kind="stable"), order, heads, slots)
+    assert np.array_equal(order, expected_visiting_order(indptr, indices))
+    assert np.array_equal(slots[order], np.arange(m))
+    assert np.array_equal(heads, indices[order])
     starts = np.flatnonzero(flags)
     assert np.array_equal(starts, expected_pieces(indptr, piece_arcs))
     assert starts[0] == 0 and starts[-1] == n and np.all(np.diff(starts) > 0)

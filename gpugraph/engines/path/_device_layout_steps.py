@@ -29,6 +29,8 @@ EXPANDED = np.int8(16)
 #: the most vertices a piece of :func:`trace_pieces` may have to sort its roots there (a size
 #: fixed when the GPU kernels compile).
 ROW_KEYS = config.PATH_INSERTION_SORT_MAX_ARCS
+#: Above a head's out-degree in :func:`arc_key`'s keys (out-degrees below 2^32).
+HEAD_DEGREE_CEILING = np.int64((1 << 32) - 1)
 
 
 def order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_flags):
@@ -50,9 +52,8 @@ def order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_f
         Filled at ``v``'s row: per slot, the arc position at that slot of the visiting order
         (highest out-degree head first, ties by place), as the host layout's
         :func:`~._partition_cpu.visiting_order` sorts it (the same keys). A row of more than
-        ``piece_arcs`` arcs (a hub) is left as it was: it is a piece alone, whose paths are its
-        arcs one by one, so the order only numbers them; they are taken in CSR order (sorting,
-        or even copying, a hub's thousands of arcs on one thread would be the slowest thread).
+        ``piece_arcs`` arcs (a hub, a piece alone) is left to :func:`order_hub_slot`: sorting a
+        hub's thousands of arcs on one thread would be the slowest thread.
     heads:
         Filled at ``v``'s row (not a hub's) as ``order``: the head of the arc at each slot (so
         that the traversal finds an arc's head without first finding the arc).
@@ -122,6 +123,25 @@ def order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_f
         order[start + i] = arc
         heads[start + i] = indices[arc]
         slots[arc] = start + i
+
+
+def arc_key(a, row, indptr, indices, keys):
+    """The sort key of arc ``a`` (of row ``row``) for :func:`order_hub_slot`: the row above the
+    complement of the head's out-degree (ties keep their places in a stable sort)."""
+    head = indices[a]
+    keys[a] = (row << 32) | (HEAD_DEGREE_CEILING - (indptr[head + 1] - indptr[head]))
+
+
+def order_hub_slot(s, row, indptr, indices, piece_arcs, sorted_arcs, order, heads, slots):
+    """Slot ``s`` (of row ``row``) of the visiting order if the row is a hub's (more than
+    ``piece_arcs`` arcs): the arc at ``s`` of ``sorted_arcs`` (every arc by row, then by
+    descending out-degree of its head, ties by place: a stable sort of :func:`arc_key`'s keys),
+    its head, and the inverse."""
+    if indptr[row + 1] - indptr[row] > piece_arcs:
+        arc = sorted_arcs[s]
+        order[s] = arc
+        heads[s] = indices[arc]
+        slots[arc] = s
 
 
 def trace_piece(k, indptr, order, heads, keys, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
@@ -252,16 +272,15 @@ def trace_piece(k, indptr, order, heads, keys, roots, root_degrees, vertex_start
     written[k, 2] = chunks
 
 
-def gather_piece(k, lane, lanes, indptr, indices, order, piece_arcs, chunk_arcs, vertex_starts, written, starts,
-                 vertices, arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
+def gather_piece(k, lane, lanes, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices, arcs,
+                 path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
     """Copy piece ``k``'s paths and chunks (its stretches of :func:`trace_piece`'s arrays) to
     their place in the layout, ``starts[k]`` (positions, paths and chunks of the pieces before
     it); entries ``lane``, ``lane + lanes``, ... of each, so that ``lanes`` threads share it.
 
     A piece of one vertex ``u`` was left to this step: Algorithm 1 ends each of its paths after
     one arc (the head is outside the piece, or ``u`` itself, already visited), so path ``j``
-    is ``u`` and the head of its ``j``-th arc in visiting order (CSR order if ``u`` is a hub, of
-    more than ``piece_arcs`` arcs: :func:`order_row`), and chunk ``c`` starts at path
+    is ``u`` and the head of its ``j``-th arc in visiting order, and chunk ``c`` starts at path
     ``c * chunk_arcs``. A hub's row, on one thread, would be the slowest piece. The last piece
     also writes the ends of the last path and chunk (``out_offsets[paths]``, ``out_chunks[chunks]``)."""
     pieces = vertex_starts.size - 1
@@ -274,7 +293,7 @@ def gather_piece(k, lane, lanes, indptr, indices, order, piece_arcs, chunk_arcs,
     chunk = starts[k, 2]
     if vertex_starts[k + 1] - first == 1:
         for j in range(lane, written[k, 1], lanes):
-            arc = indptr[first] + j if written[k, 1] > piece_arcs else order[indptr[first] + j]
+            arc = order[indptr[first] + j]
             out_vertices[position + 2 * j] = first
             out_vertices[position + 2 * j + 1] = indices[arc]
             out_arcs[position + 2 * j] = arc
@@ -294,9 +313,9 @@ def gather_piece(k, lane, lanes, indptr, indices, order, piece_arcs, chunk_arcs,
         out_chunks[chunk + c] = path + chunk_bounds[path_base + c]
 
 
-def index_chunk(c, lane, lanes, indptr, vertices, arcs, offsets, chunk_offsets, slots, piece_arcs, source_chunks):
+def index_chunk(c, lane, lanes, indptr, vertices, arcs, offsets, chunk_offsets, slots, source_chunks):
     """Write ``c`` as the chunk of each of chunk ``c``'s arcs at the arc's slot in its row's
-    visiting order (``slots``; its CSR position for a hub's arc, :func:`order_row`), and return
+    visiting order (``slots``), and return
     the out-degrees summed over the chunk's positions (D-bar's numerator); positions ``lane``,
     ``lane + lanes``, ... of the chunk, so that ``lanes`` threads share it (consecutive threads
     read consecutive positions). A vertex's arcs leave it in visiting order in its one
@@ -304,11 +323,9 @@ def index_chunk(c, lane, lanes, indptr, vertices, arcs, offsets, chunk_offsets, 
     degree = 0
     for j in range(offsets[chunk_offsets[c]] + lane, offsets[chunk_offsets[c + 1]], lanes):
         v = vertices[j]
-        out_arcs = indptr[v + 1] - indptr[v]
-        degree += out_arcs
-        arc = arcs[j]
-        if arc >= 0:
-            source_chunks[arc if out_arcs > piece_arcs else slots[arc]] = c
+        degree += indptr[v + 1] - indptr[v]
+        if arcs[j] >= 0:
+            source_chunks[slots[arcs[j]]] = c
     return degree
 
 
@@ -318,6 +335,8 @@ def mean_degree(c, degree, offsets, chunk_offsets, chunk_mean_degree):
 
 
 _order_row = njit(cache=True, nogil=True)(order_row)
+_arc_key = njit(cache=True, nogil=True)(arc_key)
+_order_hub_slot = njit(cache=True, nogil=True)(order_hub_slot)
 _trace_piece = njit(cache=True, nogil=True)(trace_piece)
 _gather_piece = njit(cache=True, nogil=True)(gather_piece)
 _index_chunk = njit(cache=True, nogil=True)(index_chunk)
@@ -334,6 +353,22 @@ def order_rows(items, indptr, indices, piece_arcs, order, heads, slots, piece_fl
 
 
 @njit(cache=True, nogil=True)
+def arc_keys(items, indptr, indices, keys):
+    """:func:`arc_key` for every arc (the CPU reference; ``items`` the arcs)."""
+    for row in range(indptr.size - 1):
+        for a in range(indptr[row], indptr[row + 1]):
+            _arc_key(a, row, indptr, indices, keys)
+
+
+@njit(cache=True, nogil=True)
+def order_hub_slots(items, indptr, indices, piece_arcs, sorted_arcs, order, heads, slots):
+    """:func:`order_hub_slot` for every slot (the CPU reference; ``items`` the arcs)."""
+    for row in range(indptr.size - 1):
+        for s in range(indptr[row], indptr[row + 1]):
+            _order_hub_slot(s, row, indptr, indices, piece_arcs, sorted_arcs, order, heads, slots)
+
+
+@njit(cache=True, nogil=True)
 def trace_pieces(pieces, indptr, order, heads, roots, root_degrees, vertex_starts, max_depth, chunk_arcs, state,
                  vertices, arcs, path_offsets, chunk_bounds, written):
     """:func:`trace_piece` for every piece, one after another (the CPU reference)."""
@@ -347,19 +382,17 @@ def trace_pieces(pieces, indptr, order, heads, roots, root_degrees, vertex_start
 
 
 @njit(cache=True, nogil=True)
-def gather_pieces(pieces, indptr, indices, order, piece_arcs, chunk_arcs, vertex_starts, written, starts, vertices,
-                  arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
+def gather_pieces(pieces, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices, arcs,
+                  path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks):
     """:func:`gather_piece` for every piece on one lane (the CPU reference)."""
     for k in range(pieces):
-        _gather_piece(k, 0, 1, indptr, indices, order, piece_arcs, chunk_arcs, vertex_starts, written, starts,
-                      vertices, arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks)
+        _gather_piece(k, 0, 1, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices, arcs,
+                      path_offsets, chunk_bounds, out_vertices, out_arcs, out_offsets, out_chunks)
 
 
 @njit(cache=True, nogil=True)
-def index_chunks(chunks, indptr, vertices, arcs, offsets, chunk_offsets, slots, piece_arcs, chunk_mean_degree,
-                 source_chunks):
+def index_chunks(chunks, indptr, vertices, arcs, offsets, chunk_offsets, slots, chunk_mean_degree, source_chunks):
     """:func:`index_chunk` and :func:`mean_degree` for every chunk on one lane (the CPU reference)."""
     for c in range(chunks):
-        degree = _index_chunk(c, 0, 1, indptr, vertices, arcs, offsets, chunk_offsets, slots, piece_arcs,
-                              source_chunks)
+        degree = _index_chunk(c, 0, 1, indptr, vertices, arcs, offsets, chunk_offsets, slots, source_chunks)
         _mean_degree(c, degree, offsets, chunk_offsets, chunk_mean_degree)

@@ -16,8 +16,11 @@ So the device layout keeps what the rounds use, all of it as parallel device wor
    memory, or heap sort in place above :data:`gpugraph.config.PATH_INSERTION_SORT_MAX_ARCS`
    arcs), and a flag where a piece starts: pieces are ranges of consecutive vertices cut where
    the arcs reach each multiple of :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS`, and each
-   vertex with more out-arcs than that a piece alone (its paths are its arcs, written by the
-   gather in CSR order, so no thread walks or sorts a hub's row).
+   vertex with more out-arcs than that (a hub) a piece alone (its paths are its arcs, written
+   by the gather, so no thread walks a hub's row). The hubs' rows are sorted by one stable
+   device sort of every arc's (row, head out-degree) key (one thread sorting a hub's thousands
+   of arcs would be the slowest thread; in CSR order instead, PageRank's prioritised rounds on
+   RMAT-20 took 1.6-2.5 s against 1.3, docs/path-engine.md).
 2. **Traversal**: one thread per piece sorts its vertices with out-arcs by descending
    out-degree (the roots), runs Algorithm 1 on its out-arcs (an arc leaving the piece ends its
    path, as in the host layout's pieces), its stack and (in a piece of at most 64 vertices)
@@ -185,6 +188,10 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     order, heads, slots = xp.empty(m, dtype=np.int64), xp.empty(m, dtype=indices.dtype), xp.empty(m, dtype=np.int64)
     piece_flags = xp.empty(n + 1, dtype=np.int8)
     run.per_item("order_rows", n + 1, indptr, indices, piece_arcs, order, heads, slots, piece_flags)
+    keys = xp.empty(m, dtype=np.int64)  # the hubs' rows: one stable sort of every arc by row and head out-degree
+    run.per_item("arc_keys", m, indptr, indices, keys)
+    run.per_item("order_hub_slots", m, indptr, indices, piece_arcs, xp.argsort(keys, kind="stable"), order, heads,
+                 slots)
     vertices, arcs = xp.empty(2 * m, dtype=indices.dtype), xp.empty(2 * m, dtype=np.int64)
     path_offsets, chunk_bounds = xp.empty(m + n + 1, dtype=np.int64), xp.empty(m + n + 1, dtype=np.int64)
     written = xp.empty((n + 1, 3), dtype=np.int64)  # per piece: positions, paths, chunks
@@ -205,10 +212,10 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     chunk_mean_degree = xp.empty(chunks, dtype=np.float64)
     if pieces == 0:  # no vertices: the gather, which writes the ends, does not run
         offsets[:], chunk_offsets[:] = 0, 0
-    run.per_block("gather_pieces", pieces, indptr, indices, order, piece_arcs, chunk_arcs, vertex_starts, written,
-                  starts, vertices, arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, offsets, chunk_offsets)
+    run.per_block("gather_pieces", pieces, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices,
+                  arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, offsets, chunk_offsets)
     run.lap(clock, "paths gathered")
-    run.per_warp("index_chunks", chunks, indptr, out_vertices, out_arcs, offsets, chunk_offsets, slots, piece_arcs,
+    run.per_warp("index_chunks", chunks, indptr, out_vertices, out_arcs, offsets, chunk_offsets, slots,
                  chunk_mean_degree, source_chunks)
     run.lap(clock, "vertex -> chunk index")
     fields = {
