@@ -38,21 +38,25 @@ def expected_pieces(indptr, piece_arcs):
     return np.unique(np.concatenate([[0, n], np.minimum(cuts, n), hubs, hubs + 1]))
 
 
-def expected_visiting_order(indptr, indices):
-    """The host layout's visiting order."""
+def expected_visiting_order(indptr, indices, hubs_above=None):
+    """The host layout's visiting order; with ``hubs_above``, each row of more arcs (a hub, a
+    piece alone) in CSR order."""
     m = indices.size
     order, slots = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
     kernels.visiting_order(indptr, indices, config.PATH_INSERTION_SORT_MAX_ARCS, config.PATH_VISITING_ORDER_BLOCKS,
                            order, slots)
+    if hubs_above is not None:
+        for u in np.flatnonzero(np.diff(indptr) > hubs_above):
+            order[indptr[u]:indptr[u + 1]] = np.arange(indptr[u], indptr[u + 1])
     return order
 
 
-def algorithm_1_by_piece(indptr, indices, max_depth, piece_arcs):
+def algorithm_1_by_piece(indptr, indices, max_depth, piece_arcs, sort_hubs=True):
     """The host layout's traversal kernel on each piece alone (its roots by descending
     out-degree, arcs leaving the piece ending their paths): the pieces' positions one after
     another, and each piece's path offsets."""
     n = indptr.size - 1
-    order = expected_visiting_order(indptr, indices)
+    order = expected_visiting_order(indptr, indices, None if sort_hubs else piece_arcs)
     starts = expected_pieces(indptr, piece_arcs)
     state, first_from = np.zeros(n, dtype=np.int8), np.full(n, -1, dtype=np.int64)
     vertices, arcs, piece_offsets = [], [], []
@@ -90,12 +94,12 @@ def greedy_chunks(piece_offsets, chunk_arcs):
 
 @pytest.mark.parametrize("n, m, seed", [(1, 0, 0), (2, 3, 1), (30, 100, 2), (200, 2000, 4), (60, 3000, 6)])
 @pytest.mark.parametrize("piece_arcs", [1, 7, 64, 10_000])
-@pytest.mark.parametrize("max_depth, chunk_arcs", [(16, 16), (2, 4)])
+@pytest.mark.parametrize("max_depth, chunk_arcs, sort_hubs", [(16, 16, True), (2, 4, True), (16, 16, False)])
 def test_the_device_layout_is_algorithm_1_over_pieces_with_chunks_and_an_index(n, m, seed, piece_arcs, max_depth,
-                                                                               chunk_arcs):
+                                                                               chunk_arcs, sort_hubs):
     indptr, indices = random_csr(n, m, seed)
-    layout = build_device_layout(indptr, indices, None, max_depth, chunk_arcs, piece_arcs)
-    vertices, arcs, piece_offsets = algorithm_1_by_piece(indptr, indices, max_depth, piece_arcs)
+    layout = build_device_layout(indptr, indices, None, max_depth, chunk_arcs, piece_arcs, sort_hubs)
+    vertices, arcs, piece_offsets = algorithm_1_by_piece(indptr, indices, max_depth, piece_arcs, sort_hubs)
     assert layout.pieces == expected_pieces(indptr, piece_arcs).size - 1 and layout.built_on == "device" and layout.num_layers == 1
     assert np.array_equal(layout.vertices, vertices) and np.array_equal(layout.arcs, arcs)
     lengths = np.concatenate([np.diff(offsets) for offsets in piece_offsets] + [np.zeros(0, dtype=np.int64)])
@@ -192,10 +196,12 @@ def test_the_cuda_build_equals_the_cpu_build_under_the_simulator(n, piece_arcs):
     from gpugraph.backend import get_backend
 
     indptr, indices = random_csr(n, 300, 1)
-    on_cpu = build_device_layout(indptr, indices, None, piece_arcs=piece_arcs)
-    simulated = build_device_layout(indptr, indices, get_backend("cuda"), piece_arcs=piece_arcs)
-    for name in ARRAYS:
-        assert np.array_equal(getattr(on_cpu, name), getattr(simulated, name)), name
+    for sort_hubs in (True, False):
+        on_cpu = build_device_layout(indptr, indices, None, piece_arcs=piece_arcs, sort_hubs=sort_hubs)
+        simulated = build_device_layout(indptr, indices, get_backend("cuda"), piece_arcs=piece_arcs,
+                                        sort_hubs=sort_hubs)
+        for name in ARRAYS:
+            assert np.array_equal(getattr(on_cpu, name), getattr(simulated, name)), name
 
 
 @pytest.mark.cudasim

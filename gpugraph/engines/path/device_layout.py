@@ -19,8 +19,10 @@ So the device layout keeps what the rounds use, all of it as parallel device wor
    vertex with more out-arcs than that (a hub) a piece alone (its paths are its arcs, written
    by the gather, so no thread walks a hub's row). The hubs' rows are sorted by one stable
    device sort of every arc's (row, head out-degree) key (one thread sorting a hub's thousands
-   of arcs would be the slowest thread; in CSR order instead, PageRank's prioritised rounds on
-   RMAT-20 took 1.6-2.5 s against 1.3, docs/path-engine.md).
+   of arcs would be the slowest thread). A hub's order only numbers its one-arc paths, but the
+   prioritised rounds of accumulative programs depend on it (PageRank on RMAT-20 with the hubs
+   in CSR order: 1.6-2.5 s against 1.3); k-core's do not (cnr-2000, RMAT-20), so its layout
+   skips the sort (``sort_hubs``; docs/path-engine.md).
 2. **Traversal**: one thread per piece sorts its vertices with out-arcs by descending
    out-degree (the roots), runs Algorithm 1 on its out-arcs (an arc leaving the piece ends its
    path, as in the host layout's pieces), its stack and (in a piece of at most 64 vertices)
@@ -65,7 +67,7 @@ WARM_HUB_ARCS = 4096
 
 def build_device_layout(indptr, indices, backend=None, max_depth: int = config.PATH_MAX_DEPTH,
                         chunk_arcs: int = config.PATH_CHUNK_ARCS, piece_arcs: int | None = None,
-                        timed_steps: bool = False) -> PathLayout:
+                        sort_hubs: bool = True, timed_steps: bool = False) -> PathLayout:
     """Partition and chunk a graph's arcs for the path engine on ``backend`` (module docstring).
 
     Parameters
@@ -82,6 +84,11 @@ def build_device_layout(indptr, indices, backend=None, max_depth: int = config.P
     piece_arcs:
         Out-arcs per piece, about: the pieces the threads traverse;
         :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS` (read at each call) if ``None``.
+    sort_hubs:
+        Put each hub's row (more than ``piece_arcs`` arcs: a piece alone, of one-arc paths) in
+        visiting order, by one device sort of every arc; else leave it in CSR order. The order
+        only numbers a hub's paths; it matters to the prioritised rounds of accumulative
+        programs, not to k-core's (module docstring).
     timed_steps:
         Wait for the device after each step and time it (``stage_seconds``); else the steps
         are not timed apart (each wait costs the host tens of microseconds) and
@@ -117,7 +124,8 @@ def build_device_layout(indptr, indices, backend=None, max_depth: int = config.P
         clock = StageClock()
         indptr, indices = run.xp.asarray(indptr, dtype=np.int64), run.xp.asarray(indices)
         run.lap(clock, "CSR on the device")
-        fields, pieces = _arrange(run, indptr, indices, int(max_depth), int(chunk_arcs), int(piece_arcs), clock)
+        fields, pieces = _arrange(run, indptr, indices, int(max_depth), int(chunk_arcs), int(piece_arcs),
+                                  bool(sort_hubs), clock)
         run.wait()
         return PathLayout(**fields, pieces=pieces, seconds=time.perf_counter() - start, stage_seconds=clock.seconds,
                           built_on="device")
@@ -177,7 +185,8 @@ class _Steps:
                              self.cuda.INDEX_THREADS, items, *args)
 
 
-def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piece_arcs: int, clock: StageClock):
+def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piece_arcs: int, sort_hubs: bool,
+             clock: StageClock):
     """The fields of :class:`PathLayout` but ``pieces``, the times and ``built_on``; and the pieces.
 
     The traversal's arrays (with room for as many pieces as vertices) and the index are
@@ -188,10 +197,13 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     order, heads, slots = xp.empty(m, dtype=np.int64), xp.empty(m, dtype=indices.dtype), xp.empty(m, dtype=np.int64)
     piece_flags = xp.empty(n + 1, dtype=np.int8)
     run.per_item("order_rows", n + 1, indptr, indices, piece_arcs, order, heads, slots, piece_flags)
-    keys = xp.empty(m, dtype=np.int64)  # the hubs' rows: one stable sort of every arc by row and head out-degree
-    run.per_item("arc_keys", m, indptr, indices, keys)
-    run.per_item("order_hub_slots", m, indptr, indices, piece_arcs, xp.argsort(keys, kind="stable"), order, heads,
-                 slots)
+    if sort_hubs:  # the hubs' rows: one stable sort of every arc by row and head out-degree
+        keys = xp.empty(m, dtype=np.int64)
+        run.per_item("arc_keys", m, indptr, indices, keys)
+        sorted_arcs = xp.argsort(keys, kind="stable")
+    else:
+        sorted_arcs = xp.arange(m, dtype=np.int64)
+    run.per_item("order_hub_slots", m, indptr, indices, piece_arcs, sorted_arcs, order, heads, slots)
     vertices, arcs = xp.empty(2 * m, dtype=indices.dtype), xp.empty(2 * m, dtype=np.int64)
     path_offsets, chunk_bounds = xp.empty(m + n + 1, dtype=np.int64), xp.empty(m + n + 1, dtype=np.int64)
     written = xp.empty((n + 1, 3), dtype=np.int64)  # per piece: positions, paths, chunks
@@ -244,4 +256,5 @@ def _load_kernels(backend, index_dtype: str) -> None:
     with run.activate():
         for indptr, indices in graphs:
             indptr, indices = run.xp.asarray(indptr, dtype=np.int64), run.xp.asarray(indices, dtype=index_dtype)
-            _arrange(run, indptr, indices, config.PATH_MAX_DEPTH, config.PATH_CHUNK_ARCS, 2, StageClock())
+            for sort_hubs in (True, False):
+                _arrange(run, indptr, indices, config.PATH_MAX_DEPTH, config.PATH_CHUNK_ARCS, 2, sort_hubs, StageClock())
