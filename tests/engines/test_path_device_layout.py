@@ -100,7 +100,8 @@ def test_the_device_layout_is_algorithm_1_over_pieces_with_chunks_and_an_index(n
     indptr, indices = random_csr(n, m, seed)
     layout = build_device_layout(indptr, indices, None, max_depth, chunk_arcs, piece_arcs, sort_hubs)
     vertices, arcs, piece_offsets = algorithm_1_by_piece(indptr, indices, max_depth, piece_arcs, sort_hubs)
-    assert layout.pieces == expected_pieces(indptr, piece_arcs).size - 1 and layout.built_on == "device" and layout.num_layers == 1
+    assert layout.pieces == expected_pieces(indptr, piece_arcs).size - 1
+    assert layout.built_on == "device" and layout.num_layers == 1
     assert np.array_equal(layout.vertices, vertices) and np.array_equal(layout.arcs, arcs)
     lengths = np.concatenate([np.diff(offsets) for offsets in piece_offsets] + [np.zeros(0, dtype=np.int64)])
     assert np.array_equal(layout.offsets, np.concatenate([[0], np.cumsum(lengths)]))

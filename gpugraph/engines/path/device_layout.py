@@ -257,4 +257,5 @@ def _load_kernels(backend, index_dtype: str) -> None:
         for indptr, indices in graphs:
             indptr, indices = run.xp.asarray(indptr, dtype=np.int64), run.xp.asarray(indices, dtype=index_dtype)
             for sort_hubs in (True, False):
-                _arrange(run, indptr, indices, config.PATH_MAX_DEPTH, config.PATH_CHUNK_ARCS, 2, sort_hubs, StageClock())
+                _arrange(run, indptr, indices, config.PATH_MAX_DEPTH, config.PATH_CHUNK_ARCS, 2, sort_hubs,
+                         StageClock())
