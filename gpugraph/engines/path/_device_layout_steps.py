@@ -5,11 +5,12 @@ thread or block per item). The two builds therefore run the same statements, and
 the reference the simulator tests hold the CUDA one to.
 
 Each vertex is one item of :func:`order_row`: its row in visiting order, and whether a piece
-starts there. Each piece of the graph (a range of consecutive vertices with about equal
-out-arcs) is one item of :func:`trace_piece`: Algorithm 1's depth-bounded traversal of the
-piece's out-arcs, as :func:`~._partition_cpu.depth_bounded_paths` runs it on a piece, without the lists the linking
-of paths needs (the device layout links none), and the greedy cut of the piece's paths into
-chunks. A piece reads and writes only its own vertices' state and its own stretch of the output
+starts there (a hub's row is sorted by one device sort instead, :func:`arc_key` and
+:func:`order_hub_slot`). Each piece of the graph (a range of consecutive vertices with about
+equal out-arcs) is one item of :func:`trace_piece`: Algorithm 1's depth-bounded traversal of
+the piece's out-arcs, as :func:`~._partition_cpu.depth_bounded_paths` runs it on a piece,
+without the lists the linking of paths needs (the device layout links none), and the greedy cut
+of the piece's paths into chunks. A piece reads and writes only its own vertices' state and its own stretch of the output
 arrays, so the pieces run at once with no synchronisation.
 """
 
