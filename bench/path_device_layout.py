@@ -32,7 +32,7 @@ from gpugraph.backend import to_numpy  # noqa: E402
 from gpugraph.engines.path import solve  # noqa: E402
 from gpugraph.engines.path.device_layout import build_device_layout  # noqa: E402
 from gpugraph.engines.path.layout import build_layout  # noqa: E402
-from gpugraph.engines.path.programs import PEEL, make_program  # noqa: E402
+from gpugraph.engines.path.programs import make_program  # noqa: E402
 from path_engine import ALGORITHMS, TABLE_GRAPHS, parameters  # noqa: E402
 
 ARRAYS = ("vertices", "arcs", "offsets", "chunk_offsets", "source_offsets", "source_chunks", "chunk_layer",
@@ -84,7 +84,7 @@ def main() -> int:
                 csr = (graph.indptr, graph.indices) if backend and program.layout_key == "arcs" else (
                     program.device_csr or (program.indptr, program.indices))
                 for size in sizes:
-                    sort_hubs = program.kind != PEEL  # as the engine builds it
+                    sort_hubs = program.sorts_hubs  # as the engine builds it
                     seconds, steps, layout = median_build(lambda **timed: build_device_layout(
                         *csr, backend, piece_arcs=size, sort_hubs=sort_hubs, **timed), args.repeat)
                     same = digest(layout) == digest(build_device_layout(program.indptr, program.indices, None,

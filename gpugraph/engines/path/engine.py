@@ -49,7 +49,7 @@ from gpugraph.backend import array_module, to_numpy
 from gpugraph.backend.kernels import compile_seconds
 from gpugraph.engines.path.device_layout import build_device_layout
 from gpugraph.engines.path.layout import build_layout
-from gpugraph.engines.path.programs import MIN, PEEL, SUM, PathProgram, make_program
+from gpugraph.engines.path.programs import MIN, SUM, PathProgram, make_program
 from gpugraph.errors import InvalidParameterError
 
 SCHEDULES = ("bsp", "bsp-delta", "async", "path-w", "path")
@@ -217,7 +217,7 @@ def path_layout(graph, program, max_depth: int = config.PATH_MAX_DEPTH, chunk_ar
     steps on the CPU). Returns ``(layout, was_cached)``."""
     layouts = graph.__dict__.setdefault("_path_layouts", {})
     key = (program.layout_key, max_depth, chunk_arcs, pieces if where == "host" else config.PATH_DEVICE_PIECE_ARCS,
-           where, where == "device" and program.kind == PEEL)
+           where, where == "device" and program.sorts_hubs)
     if key not in layouts:
         layouts[key] = LAYOUT_BUILDERS[where](graph, program, max_depth, chunk_arcs, pieces)
         return layouts[key], False
@@ -236,8 +236,7 @@ def _device_layout(graph, program, max_depth: int, chunk_arcs: int, pieces: int)
         csr = graph.indptr, graph.indices
     else:  # built there (k-core's undirected graph), or copied there inside the layout's time
         csr = program.device_csr or (program.indptr, program.indices)
-    # a hub's arcs in visiting order serve the priority of accumulative rounds, not peeling's
-    return build_device_layout(*csr, backend, max_depth, chunk_arcs, sort_hubs=program.kind != PEEL)
+    return build_device_layout(*csr, backend, max_depth, chunk_arcs, sort_hubs=program.sorts_hubs)
 
 
 #: ``solve(layout=...)``: where a path layout is built (:func:`path_layout`).
