@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +31,7 @@ from gpugraph.engines.path import solve  # noqa: E402
 from gpugraph.engines.path.device_layout import build_device_layout  # noqa: E402
 from gpugraph.engines.path.layout import build_layout  # noqa: E402
 from gpugraph.engines.path.programs import make_program  # noqa: E402
-from path_engine import ALGORITHMS, TABLE_GRAPHS, parameters  # noqa: E402
+from path_engine import ALGORITHMS, TABLE_GRAPHS, finish, parameters  # noqa: E402
 
 ARRAYS = ("vertices", "arcs", "offsets", "chunk_offsets", "source_offsets", "source_chunks", "chunk_layer",
           "chunk_mean_degree")
@@ -138,13 +136,7 @@ def main() -> int:
         print(f"{run['graph'][:12]:12s} {run['algorithm']:10s} {run['layout']:6s} {run['piece_arcs'] or '':>5} "
               f"path/async {run['seconds'] / plain['seconds']:.2f} saved {saved:7.2f} layout {run['layout_ms']:7.2f} "
               f"{'below' if run['layout_ms'] < saved else 'ABOVE'}")
-    print(f"\nfailures: {len(failures)}")
-    for failure in failures:
-        print("  " + failure)
-    if args.out:
-        Path(args.out).write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows,
-                                              "failures": failures}, indent=1))
-    return 1 if failures else 0
+    return finish(rows, failures, args.out)
 
 
 if __name__ == "__main__":

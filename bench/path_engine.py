@@ -299,6 +299,18 @@ def table() -> str:
     return "\n".join(lines)
 
 
+def finish(rows: list, failures: list, out: str | None) -> int:
+    """The end of a bench run: the failures listed, ``rows`` and them saved to ``out`` (a JSON
+    file) if given; the exit status (1 if any failed)."""
+    print(f"\nfailures: {len(failures)}")
+    for failure in failures:
+        print("  " + failure)
+    if out:
+        Path(out).write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows,
+                                         "failures": failures}, indent=1))
+    return 1 if failures else 0
+
+
 def save(folder: Path) -> None:
     """Write the rows so far (a run cut short still reports what it measured)."""
     (folder / "path_engine.json").write_text(json.dumps({"rows": ROWS, "failures": FAILURES}, indent=1, default=str))

@@ -14,6 +14,9 @@ DEVICE_ENV_VAR = "GPUGRAPH_DEVICE"
 #: Threads per block for one-thread-per-item CUDA kernels: 256 keeps 8 blocks resident per SM on
 #: Hopper at modest register counts, a good default before per-kernel tuning.
 CUDA_THREADS_PER_BLOCK = 256
+#: Threads resident on one multiprocessor at most (compute capability 8.0 and 9.0: 2048): what
+#: grids of blocks that each loop over a share of the work are sized by.
+CUDA_THREADS_PER_SM = 2048
 
 # --- graph storage -------------------------------------------------------------------------------
 #: Vertex ids are stored as int32 while the vertex count fits, int64 beyond.
@@ -286,6 +289,17 @@ PATH_PIECES = 8
 PATH_MIN_PROXY_VERTICES = 64
 #: Shared-memory slots a block of the CUDA path rounds keeps for proxies (8 bytes each).
 PATH_PROXY_SLOTS = 512
+#: How the GPU rounds of the path schedules spread their chunks over the SMs (``solve(...,
+#: balance=)``): ``"hardware"``, a thread per chunk handed out by the block scheduler as SMs free
+#: up; ``"static"``, a grid of blocks each owning an equal stretch of the round's chunks (DiGraph's
+#: partitions); ``"stealing"``, those stretches with work stealing between the blocks (§3.2.2).
+#: Measured in docs/path-engine.md ("Work stealing").
+PATH_BALANCE = "hardware"
+#: Work stealing (``balance="stealing"``): a block whose stretch of chunks is done looks for
+#: chunks left in the stretches of this many blocks after it in the grid (each look an atomic
+#: read of a cursor; looking through all of a grid's ~1,000 blocks, each time, made the rounds
+#: 2-15x slower on cnr-2000).
+PATH_STEAL_NEIGHBOURS = 32
 #: Width of a MIN program's buckets in the path rounds, in mean arc weights: a round sends only
 #: the states within this of the least state left to send (``solve(bucket_width=...)``; as in
 #: delta-stepping). Off (infinite) by default: on one H100 a width of 4 cut SSSP's vertex updates

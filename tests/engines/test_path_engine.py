@@ -211,6 +211,45 @@ def test_shared_memory_proxies_keep_every_answer_under_the_simulator(algorithm, 
 
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+@pytest.mark.parametrize("algorithm, parameters", CASES[1:])  # a SUM (adsorption), MIN and PEEL program
+def test_blocks_owning_stretches_of_chunks_with_and_without_stealing_keep_every_answer(algorithm, parameters,
+                                                                                       monkeypatch):
+    """``balance="static"`` and ``"stealing"``: a grid of blocks, each taking its stretch of the
+    round's chunks through its cursor (and then, stealing, half of what is left of the nearest
+    block's with chunks left), gives the same answers, launched ahead, and for k-core (few
+    rounds) also statically and listed by the host (``profile``); blocks of 32 threads, so that the simulator
+    runs several blocks and their cursors' two rows alternate between rounds."""
+    from gpugraph import config
+
+    monkeypatch.setattr(config, "CUDA_THREADS_PER_BLOCK", 32)
+    graph = random_graph(n=40, m=240, seed=3, device="cuda", weighted=algorithm == "sssp")
+    parameters = {**parameters, "k": 6} if algorithm == "kcore" else parameters
+    variants = (("stealing", False),) if algorithm != "kcore" else (("static", False), ("stealing", True))
+    for balance, profile in variants:
+        result = solve(graph, algorithm, schedule="path", balance=balance, proxies=0, chunk_arcs=2, profile=profile,
+                       **parameters)
+        assert result.stats["converged"] and result.stats["chunks"] > 2 * 32
+        assert_same_answer(graph, algorithm, result, parameters)
+
+
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+def test_work_stealing_refuses_proxies_on_a_gpu():
+    graph = random_graph(n=24, m=90, seed=2, device="cuda")
+    with pytest.raises(InvalidParameterError, match="without proxies and buckets"):
+        solve(graph, "sssp", schedule="path", balance="stealing", proxies=4, source=0)
+
+
+def test_the_cpu_takes_any_balance_and_an_unknown_one_is_refused():
+    """The CPU's rounds take chunks from a dynamic schedule whatever ``balance`` says."""
+    graph = random_graph(n=24, m=90, seed=2, device="cpu")
+    assert_same_answer(graph, "pagerank", solve(graph, "pagerank", balance="stealing", proxies=4), {})
+    with pytest.raises(InvalidParameterError, match="unknown balance 'dynamic'"):
+        solve(graph, "pagerank", balance="dynamic")
+
+
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
 def test_minimum_programs_use_proxies_by_default_and_the_others_do_not():
     """``proxies=None``: ``config.PATH_MIN_PROXY_VERTICES`` for MIN programs (SSSP), none for
     SUM (PageRank) on the GPU."""

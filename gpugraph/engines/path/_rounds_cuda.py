@@ -14,6 +14,13 @@ that received something is applied to its vertex with one global atomic, which w
 as a delivery of that total would. A walk reads a hot vertex's global state, without what the
 block's proxies hold for it yet: those updates reach it at the block's end and go on in the
 next round, as updates from other blocks do.
+
+Work stealing (§3.2.2, ``Kernels.with_balance``): instead of a thread per chunk handed out by
+the hardware, a round can run on a grid of blocks that each own an equal stretch of the round's
+chunks (the partitions of DiGraph's SMXs), their threads taking the stretch's chunks one by one
+through the block's cursor; with stealing, a block whose stretch is done takes half of what is
+left of the nearest of the next blocks with chunks left, again until none has any
+(``path_round_balanced``).
 """
 
 from __future__ import annotations
@@ -22,13 +29,16 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.backend.cuda_device import thread_index
-from gpugraph.backend.kernels import launch_cuda_kernel
+from gpugraph.backend.kernels import launch_cuda_grid, launch_cuda_kernel
 from gpugraph.backend.numba_cuda import load_numba_cuda
 
 cuda = load_numba_cuda()
 
 #: Shared-memory proxy slots of a block (a compile-time size; ``config.PATH_PROXY_SLOTS``).
 PROXY_SLOTS = config.PATH_PROXY_SLOTS
+#: Blocks after it in the grid that a block of ``path_round_balanced`` whose stretch is done
+#: may steal from (``config.PATH_STEAL_NEIGHBOURS``; at most a block's threads).
+STEAL_NEIGHBOURS = config.PATH_STEAL_NEIGHBOURS
 
 
 @cuda.jit(cache=True)
@@ -252,15 +262,15 @@ def _walkers(proxies: bool, buckets: bool):
                         pending, bound, width, sweeps, arc_proxy, proxy)
         return 0, 0
 
-    return walk_listed, walk_active
+    return walk_listed, walk_active, walk
 
 
 # Without proxies the walks read neither ``arc_proxy`` nor ``proxy``, without buckets neither
 # ``pending`` nor ``bound``: the rounds pass any arrays of the right kinds in their place
 # (``chunk_offsets`` and ``x``, ``changed`` and ``x``).
-_walk_listed, _walk_active = _walkers(False, False)
-_walk_listed_proxies, _walk_active_proxies = _walkers(True, False)
-_walk_listed_buckets, _walk_active_buckets = _walkers(False, True)
+_walk_listed, _walk_active, _walk = _walkers(False, False)
+_walk_listed_proxies, _walk_active_proxies, _ = _walkers(True, False)
+_walk_listed_buckets, _walk_active_buckets, _ = _walkers(False, True)
 _NO_WIDTH = np.inf
 
 
@@ -289,6 +299,87 @@ def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, 
     cuda.syncthreads()
     loaded, delivered = _walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
                                      threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x)
+    _add_block_totals(block_totals, loaded, delivered, totals)
+
+
+@cuda.jit(device=True, inline=True)
+def _walk_taken(i, kind, listed, selection, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
+                changed, sweeps):
+    """Walk entry ``i`` of a round's ``selection`` (a listed chunk, or chunk ``i`` if active, its
+    activity cleared); returns the arcs loaded and delivered."""
+    c = selection[i] if listed else i
+    if not listed:
+        if selection[c] == 0:
+            return 0, 0
+        selection[c] = 0
+    return _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, changed, x,
+                 _NO_WIDTH, sweeps, chunk_offsets, x)
+
+
+@cuda.jit(cache=True)
+def path_round_balanced(kind, listed, selection, steal, cursors, parity, chunk_offsets, offsets, vertices, values,
+                        sent, x, count, threshold, changed, sweeps, totals):
+    """A round of :func:`path_round` (``listed``: ``selection`` lists the chunks) or
+    :func:`path_round_active` (``selection`` is the activity of every chunk), its entries split
+    into equal stretches, one to each block of the grid. A block's threads take the next entry
+    of its stretch from the block's cursor (row ``parity`` of ``cursors``: entries handed out so
+    far). With ``steal``, a block whose stretch is done looks (a thread for each of the next
+    :data:`STEAL_NEIGHBOURS` blocks in the grid, reading their cursors atomically) for the
+    nearest with entries left, takes half of them at once from that block's cursor, and shares
+    them out through a cursor in shared memory; again until none of them has any. The blocks zero row ``1 - parity``, the next
+    round's cursors (this round's were zeroed by the last round, which ran before it)."""
+    block_totals = _cleared_block_totals()
+    stolen = cuda.shared.array(3, np.int64)  # the nearest block with entries left; the stolen range
+    blocks = cuda.gridDim.x
+    for i in range(thread_index(), cursors.shape[1], blocks * cuda.blockDim.x):
+        cursors[1 - parity, i] = 0
+    items = selection.shape[0]
+    stretch = (items + blocks - 1) // blocks
+    loaded = 0
+    delivered = 0
+    start = cuda.blockIdx.x * stretch
+    end = min(start + stretch, items)
+    while True:
+        i = start + cuda.atomic.add(cursors, (parity, cuda.blockIdx.x), 1)
+        if i >= end:
+            break
+        walked, sent_on = _walk_taken(i, kind, listed, selection, chunk_offsets, offsets, vertices, values, sent, x,
+                                      count, threshold, changed, sweeps)
+        loaded += walked
+        delivered += sent_on
+    while steal:
+        cuda.syncthreads()  # the last range shared out before it is replaced
+        if cuda.threadIdx.x == 0:
+            stolen[0] = blocks
+        cuda.syncthreads()
+        distance = 1 + cuda.threadIdx.x
+        if distance <= STEAL_NEIGHBOURS and distance < blocks:
+            other = (cuda.blockIdx.x + distance) % blocks
+            if other * stretch + cuda.atomic.add(cursors, (parity, other), 0) < min((other + 1) * stretch, items):
+                cuda.atomic.min(stolen, 0, distance)
+        cuda.syncthreads()
+        if cuda.threadIdx.x == 0:
+            stolen[1] = 0
+            stolen[2] = -1  # nothing left anywhere
+            if stolen[0] < blocks:
+                other = (cuda.blockIdx.x + stolen[0]) % blocks
+                first = other * stretch
+                last = min(first + stretch, items)
+                take = max((last - first - cuda.atomic.add(cursors, (parity, other), 0)) // 2, 1)
+                taken = first + cuda.atomic.add(cursors, (parity, other), take)
+                stolen[1] = taken
+                stolen[2] = min(taken + take, last) if taken < last else taken
+        cuda.syncthreads()
+        if stolen[2] < 0:
+            break
+        while True:
+            i = cuda.atomic.add(stolen, 1, 1)
+            if i >= stolen[2]:
+                break
+            walked, sent_on = _walk_taken(i, kind, listed, selection, chunk_offsets, offsets, vertices, values, sent,
+                                          x, count, threshold, changed, sweeps)
+            loaded += walked
+            delivered += sent_on
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
@@ -398,12 +489,25 @@ class Kernels:
         self.backend = backend
         self.arc_proxy = backend.xp.empty(0, dtype=np.int16)
         self.proxy_vertex = backend.xp.empty(0, dtype=np.int64)
+        self.balance = "hardware"
+        self.cursors = None  # work stealing: two rows of a cursor per block
+        self.parity = 0
 
     def with_proxies(self, arc_proxy, proxy_vertex):
         """Walks from now on deliver to the vertices ``proxy_vertex`` (at most
         :data:`PROXY_SLOTS`) through shared-memory proxies; ``arc_proxy[j]``: the slot of the
         vertex that position ``j`` of the layout's ``vertices`` sends to, or -1 (device arrays)."""
         self.arc_proxy, self.proxy_vertex = arc_proxy, proxy_vertex
+
+    def with_balance(self, balance: str):
+        """Plain rounds from now on run as :func:`path_round_balanced`: ``"static"`` (each block
+        its stretch of chunks) or ``"stealing"`` (and then the others'); ``"hardware"``: a
+        thread per chunk, handed out by the block scheduler."""
+        self.balance = balance
+        if balance != "hardware":
+            self.blocks = self.backend.multiprocessors() * (config.CUDA_THREADS_PER_SM //
+                                                            self.backend.threads_per_block())
+            self.cursors = self.backend.xp.zeros((2, self.blocks), dtype=np.int64)
 
     def _launch(self, kernel, items, *args):
         if items:  # (an empty round launches nothing)
@@ -447,6 +551,12 @@ class Kernels:
         elif self.proxy_vertex.size:
             self._launch(path_round_proxies, selection.size, np.int64(kind), listed, *arrays, *tail, self.arc_proxy,
                          self.proxy_vertex)
+        elif self.balance != "hardware" and selection.size:
+            blocks = min(self.blocks, self.backend.blocks_for(selection.size))
+            launch_cuda_grid(path_round_balanced, self.backend, blocks, self.backend.threads_per_block(),
+                             np.int64(kind), listed, arrays[0], self.balance == "stealing", self.cursors,
+                             np.int64(self.parity), *arrays[1:], *tail)
+            self.parity = 1 - self.parity
         else:
             self._launch(plain, selection.size, np.int64(kind), *arrays, *tail)
 

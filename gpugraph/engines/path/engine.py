@@ -53,6 +53,8 @@ from gpugraph.engines.path.programs import MIN, SUM, PathProgram, make_program
 from gpugraph.errors import InvalidParameterError
 
 SCHEDULES = ("bsp", "bsp-delta", "async", "path-w", "path")
+#: How the GPU path rounds spread their chunks over the SMs (``solve(balance=...)``).
+BALANCES = ("hardware", "static", "stealing")
 
 
 def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.PATH_MAX_ROUNDS,
@@ -60,7 +62,7 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
           priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False,
           sweeps: int = config.PATH_CHUNK_SWEEPS, pieces: int = config.PATH_PIECES, profile: bool = False,
           proxies: int | None = None, bucket_width: float | None = None, layout: str | None = None,
-          **parameters) -> Result:
+          balance: str | None = None, **parameters) -> Result:
     """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
 
     Parameters
@@ -117,6 +119,14 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         core). ``None``: :data:`gpugraph.config.PATH_GPU_LAYOUT` on a GPU unless ``layered`` or
         ``max_depth`` is above :data:`gpugraph.config.PATH_DEVICE_MAX_DEPTH`, else ``"host"``.
         ``stats["layout_built_on"]`` says which ran.
+    balance:
+        Path schedules on a GPU: how a round's chunks are spread over the SMs. ``"hardware"``:
+        a thread per chunk, the block scheduler handing the next blocks to whichever SM frees
+        up; ``"static"``: a grid of blocks each owning an equal stretch of the round's chunks;
+        ``"stealing"``: those stretches, and a block whose stretch is done steals from the
+        others' (DiGraph's work stealing, §3.2.2). ``None``: :data:`gpugraph.config.PATH_BALANCE`.
+        Without proxies and buckets only (``proxies=0`` for MIN programs); the CPU's rounds take
+        chunks from a dynamic schedule whatever it says.
     **parameters:
         The algorithm's parameters.
 
@@ -145,6 +155,9 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         raise InvalidParameterError(f"unknown layout {layout!r}; use one of {', '.join(LAYOUT_BUILDERS)} (or None)")
     if proxies is not None and not 0 <= int(proxies) <= config.PATH_PROXY_SLOTS:
         raise InvalidParameterError(f"proxies must be in [0, {config.PATH_PROXY_SLOTS}]; got {proxies}")
+    balance = config.PATH_BALANCE if balance is None else balance
+    if balance not in BALANCES:
+        raise InvalidParameterError(f"unknown balance {balance!r}; use one of {', '.join(BALANCES)}")
     if isinstance(algorithm, PathProgram):
         if parameters:
             raise InvalidParameterError(f"a PathProgram takes no parameters here; got {', '.join(sorted(parameters))}")
@@ -175,7 +188,8 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
             else:
                 rounds = _PathRounds(backend, kernels, program, path, schedule == "path", layered=bool(layered),
                                      priority_min_chunks=int(priority_min_chunks), sweeps=int(sweeps),
-                                     profile=bool(profile), proxies=int(proxies), bucket_width=bucket_width)
+                                     profile=bool(profile), proxies=int(proxies), bucket_width=bucket_width,
+                                     balance=balance)
                 stats["proxy_vertices"] = rounds.proxies
                 if rounds.buckets is not None:
                     stats["bucket_width"] = bucket_width
@@ -302,7 +316,8 @@ class _PathRounds:
     """Rounds over the active chunks of paths (``path`` and ``path-w``)."""
 
     def __init__(self, backend, kernels, program, layout, prioritised: bool, *, layered: bool,
-                 priority_min_chunks: int, sweeps: int, profile: bool, proxies: int, bucket_width: float):
+                 priority_min_chunks: int, sweeps: int, profile: bool, proxies: int, bucket_width: float,
+                 balance: str):
         xp = backend.xp
         self.xp, self.kernels, self.program, self.prioritised = xp, kernels, program, prioritised
         arcs = layout.arcs  # E_val along the paths, worked out where the layout is, then copied once
@@ -342,6 +357,11 @@ class _PathRounds:
             if hot.size:
                 kernels.with_proxies(backend.asarray(arc_proxy), backend.asarray(hot))
             self.proxies = int(hot.size)
+        if balance != "hardware" and backend.is_cuda:
+            if self.proxies or self.buckets is not None:
+                raise InvalidParameterError(f"balance={balance!r} runs plain rounds: without proxies and buckets "
+                                            f"(pass proxies=0 and no bucket_width)")
+            kernels.with_balance(balance)
 
     def _dispatch(self, active):
         """The active chunks (in stored, layer order) this round runs. Layered: only the lowest
