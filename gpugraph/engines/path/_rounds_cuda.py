@@ -326,8 +326,9 @@ def path_round_balanced(kind, listed, selection, steal, cursors, parity, chunk_o
     far). With ``steal``, a block whose stretch is done looks (a thread for each of the next
     :data:`STEAL_NEIGHBOURS` blocks in the grid, reading their cursors atomically) for the
     nearest with entries left, takes half of them at once from that block's cursor, and shares
-    them out through a cursor in shared memory; again until none of them has any. The blocks zero row ``1 - parity``, the next
-    round's cursors (this round's were zeroed by the last round, which ran before it)."""
+    them out through a cursor in shared memory; again until none of them has any. The blocks
+    zero row ``1 - parity``, the next round's cursors (this round's were zeroed by the last
+    round, which ran before it)."""
     block_totals = _cleared_block_totals()
     stolen = cuda.shared.array(3, np.int64)  # the nearest block with entries left; the stolen range
     blocks = cuda.gridDim.x
@@ -490,7 +491,8 @@ class Kernels:
         self.arc_proxy = backend.xp.empty(0, dtype=np.int16)
         self.proxy_vertex = backend.xp.empty(0, dtype=np.int64)
         self.balance = "hardware"
-        self.cursors = None  # work stealing: two rows of a cursor per block
+        self.blocks = 0  # the balanced rounds' grid at most, and two rows of a cursor per block
+        self.cursors = None
         self.parity = 0
 
     def with_proxies(self, arc_proxy, proxy_vertex):
