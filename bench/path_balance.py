@@ -22,9 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gpugraph as gg  # noqa: E402
 from gpugraph.engines.path import solve  # noqa: E402
 from gpugraph.engines.path.engine import BALANCES  # noqa: E402
-from path_engine import ALGORITHMS, TABLE_GRAPHS, error, finish, parameters  # noqa: E402
-
-TOLERANCE = {"pagerank": 1e-5, "adsorption": 1e-5, "sssp": 0, "kcore": 0}
+from path_engine import ALGORITHMS, TABLE_GRAPHS, TOLERANCE, error, finish, parameters  # noqa: E402
 
 
 def main() -> int:

@@ -31,7 +31,7 @@ from gpugraph.engines.path import solve  # noqa: E402
 from gpugraph.engines.path.device_layout import build_device_layout  # noqa: E402
 from gpugraph.engines.path.layout import build_layout  # noqa: E402
 from gpugraph.engines.path.programs import make_program  # noqa: E402
-from path_engine import ALGORITHMS, TABLE_GRAPHS, finish, parameters  # noqa: E402
+from path_engine import ALGORITHMS, TABLE_GRAPHS, TOLERANCE, error, finish, parameters  # noqa: E402
 
 ARRAYS = ("vertices", "arcs", "offsets", "chunk_offsets", "source_offsets", "source_chunks", "chunk_layer",
           "chunk_mean_degree")
@@ -105,10 +105,8 @@ def main() -> int:
                 runs = [solve(graph, algorithm, schedule=schedule, **options, **parameters(graph, algorithm))
                         for _ in range(args.repeat + 1)]
                 got = next(iter(runs[-1].values.values()))
-                exact = algorithm in ("sssp", "kcore")
-                err = float(np.count_nonzero(got != value)) if exact else float(
-                    np.abs(got - value).sum() / max(np.abs(value).sum(), 1e-300))
-                if err > (0 if exact else 1e-5):
+                err = error(algorithm, got, value)
+                if err > TOLERANCE[algorithm]:
                     failures.append(f"{name} {algorithm} {schedule} {options} {size}: error {err}")
                 stats = runs[-1].stats
                 row = {"graph": name, "algorithm": algorithm, "schedule": schedule, **options, "piece_arcs": size,

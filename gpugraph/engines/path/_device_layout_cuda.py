@@ -21,8 +21,8 @@ STACK_FRAMES = config.PATH_DEVICE_MAX_DEPTH + 1
 ROW_KEYS = steps.ROW_KEYS
 #: Threads sharing a chunk in :func:`index_chunks` (a warp), and chunks a block.
 INDEX_LANES = config.WARP_SIZE
-INDEX_CHUNKS_PER_BLOCK = 4
-INDEX_THREADS = INDEX_LANES * INDEX_CHUNKS_PER_BLOCK
+INDEX_CHUNKS_PER_BLOCK = steps.INDEX_CHUNKS_PER_BLOCK
+INDEX_THREADS = steps.INDEX_THREADS
 
 _order_row = cuda.jit(device=True, cache=True)(steps.order_row)
 _arc_key = cuda.jit(device=True, cache=True)(steps.arc_key)

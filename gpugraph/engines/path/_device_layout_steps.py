@@ -30,6 +30,9 @@ EXPANDED = np.int8(16)
 #: the most vertices a piece of :func:`trace_pieces` may have to sort its roots there (a size
 #: fixed when the GPU kernels compile).
 ROW_KEYS = config.PATH_INSERTION_SORT_MAX_ARCS
+#: Chunks a block of the CUDA index (a warp each), and the block's threads.
+INDEX_CHUNKS_PER_BLOCK = 4
+INDEX_THREADS = INDEX_CHUNKS_PER_BLOCK * config.WARP_SIZE
 #: Above a head's out-degree in :func:`arc_key`'s keys (out-degrees below 2^32).
 HEAD_DEGREE_CEILING = np.int64((1 << 32) - 1)
 
@@ -137,9 +140,10 @@ def order_hub_slot(s, row, indptr, indices, piece_arcs, sorted_arcs, order, head
     """Slot ``s`` (of row ``row``) of the visiting order if the row is a hub's (more than
     ``piece_arcs`` arcs): the arc at ``s`` of ``sorted_arcs`` (every arc by row, then by
     descending out-degree of its head, ties by place: a stable sort of :func:`arc_key`'s keys),
-    its head, and the inverse."""
+    or the arc at ``s`` itself if ``sorted_arcs`` is empty (the row in CSR order); its head, and
+    the inverse."""
     if indptr[row + 1] - indptr[row] > piece_arcs:
-        arc = sorted_arcs[s]
+        arc = sorted_arcs[s] if sorted_arcs.size else s
         order[s] = arc
         heads[s] = indices[arc]
         slots[arc] = s

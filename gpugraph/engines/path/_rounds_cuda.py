@@ -241,13 +241,28 @@ def _walkers(proxies: bool, buckets: bool):
         return loaded, delivered
 
     @cuda.jit(device=True, inline=True)
+    def walk_entry(i, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
+                   changed, pending, bound, width, sweeps, arc_proxy, proxy):
+        """Entry ``i`` of a round's ``selection`` walked: the chunk it lists (``listed``), or chunk
+        ``i`` if its activity is set (cleared for the next round's wake); returns arcs loaded and
+        delivered."""
+        if listed:
+            return walk(selection[i], kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
+                        changed, pending, bound, width, sweeps, arc_proxy, proxy)
+        if selection[i] != 0:
+            selection[i] = 0
+            return walk(i, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
+                        pending, bound, width, sweeps, arc_proxy, proxy)
+        return 0, 0
+
+    @cuda.jit(device=True, inline=True)
     def walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
                     pending, bound, width, sweeps, arc_proxy, proxy):
         """This thread's chunk of ``chunks`` walked (none past the end); returns arcs loaded and delivered."""
         i = thread_index()
         if i < chunks.shape[0]:
-            return walk(chunks[i], kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
-                        changed, pending, bound, width, sweeps, arc_proxy, proxy)
+            return walk_entry(i, True, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
+                              threshold, changed, pending, bound, width, sweeps, arc_proxy, proxy)
         return 0, 0
 
     @cuda.jit(device=True, inline=True)
@@ -256,19 +271,18 @@ def _walkers(proxies: bool, buckets: bool):
         """This thread's chunk of the layout walked if active (``activity``, cleared for the next
         round's wake); returns arcs loaded and delivered."""
         c = thread_index()
-        if c < activity.shape[0] and activity[c] != 0:
-            activity[c] = 0
-            return walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
-                        pending, bound, width, sweeps, arc_proxy, proxy)
+        if c < activity.shape[0]:
+            return walk_entry(c, False, kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
+                              threshold, changed, pending, bound, width, sweeps, arc_proxy, proxy)
         return 0, 0
 
-    return walk_listed, walk_active, walk
+    return walk_listed, walk_active, walk_entry
 
 
 # Without proxies the walks read neither ``arc_proxy`` nor ``proxy``, without buckets neither
 # ``pending`` nor ``bound``: the rounds pass any arrays of the right kinds in their place
 # (``chunk_offsets`` and ``x``, ``changed`` and ``x``).
-_walk_listed, _walk_active, _walk = _walkers(False, False)
+_walk_listed, _walk_active, _walk_entry = _walkers(False, False)
 _walk_listed_proxies, _walk_active_proxies, _ = _walkers(True, False)
 _walk_listed_buckets, _walk_active_buckets, _ = _walkers(False, True)
 _NO_WIDTH = np.inf
@@ -302,20 +316,6 @@ def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, 
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
-@cuda.jit(device=True, inline=True)
-def _walk_taken(i, kind, listed, selection, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
-                changed, sweeps):
-    """Walk entry ``i`` of a round's ``selection`` (a listed chunk, or chunk ``i`` if active, its
-    activity cleared); returns the arcs loaded and delivered."""
-    c = selection[i] if listed else i
-    if not listed:
-        if selection[c] == 0:
-            return 0, 0
-        selection[c] = 0
-    return _walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, changed, x,
-                 _NO_WIDTH, sweeps, chunk_offsets, x)
-
-
 @cuda.jit(cache=True)
 def path_round_balanced(kind, listed, selection, steal, cursors, parity, chunk_offsets, offsets, vertices, values,
                         sent, x, count, threshold, changed, sweeps, totals):
@@ -344,8 +344,8 @@ def path_round_balanced(kind, listed, selection, steal, cursors, parity, chunk_o
         i = start + cuda.atomic.add(cursors, (parity, cuda.blockIdx.x), 1)
         if i >= end:
             break
-        walked, sent_on = _walk_taken(i, kind, listed, selection, chunk_offsets, offsets, vertices, values, sent, x,
-                                      count, threshold, changed, sweeps)
+        walked, sent_on = _walk_entry(i, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
+                                      count, threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x)
         loaded += walked
         delivered += sent_on
     while steal:
@@ -360,16 +360,14 @@ def path_round_balanced(kind, listed, selection, steal, cursors, parity, chunk_o
                 cuda.atomic.min(stolen, 0, distance)
         cuda.syncthreads()
         if cuda.threadIdx.x == 0:
-            stolen[1] = 0
             stolen[2] = -1  # nothing left anywhere
-            if stolen[0] < blocks:
+            if stolen[0] < blocks:  # (a range from past its end, empty, if another block took the rest first)
                 other = (cuda.blockIdx.x + stolen[0]) % blocks
                 first = other * stretch
                 last = min(first + stretch, items)
                 take = max((last - first - cuda.atomic.add(cursors, (parity, other), 0)) // 2, 1)
-                taken = first + cuda.atomic.add(cursors, (parity, other), take)
-                stolen[1] = taken
-                stolen[2] = min(taken + take, last) if taken < last else taken
+                stolen[1] = first + cuda.atomic.add(cursors, (parity, other), take)
+                stolen[2] = min(stolen[1] + take, last)
         cuda.syncthreads()
         if stolen[2] < 0:
             break
@@ -377,8 +375,9 @@ def path_round_balanced(kind, listed, selection, steal, cursors, parity, chunk_o
             i = cuda.atomic.add(stolen, 1, 1)
             if i >= stolen[2]:
                 break
-            walked, sent_on = _walk_taken(i, kind, listed, selection, chunk_offsets, offsets, vertices, values, sent,
-                                          x, count, threshold, changed, sweeps)
+            walked, sent_on = _walk_entry(i, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent,
+                                          x, count, threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets,
+                                          x)
             loaded += walked
             delivered += sent_on
     _add_block_totals(block_totals, loaded, delivered, totals)

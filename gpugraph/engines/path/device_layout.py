@@ -159,30 +159,21 @@ class _Steps:
             self.wait()
             clock.lap(name)
 
-    def per_item(self, name: str, items: int, *args, block: int | None = None) -> None:
-        """Kernel ``name`` over ``items`` items, one thread each, in blocks of ``block`` threads
-        (the backend's default if ``None``; the CPU build loops)."""
-        if self.backend is None:
-            run_cpu_kernel(getattr(steps, name), items, *args)
-        elif items and block is None:
-            launch_cuda_kernel(getattr(self.cuda, name), self.backend, items, items, *args)
-        elif items:
-            launch_cuda_grid(getattr(self.cuda, name), self.backend, -(-items // block), block, items, *args)
+    def per_item(self, name: str, items: int, *args) -> None:
+        """Kernel ``name`` over ``items`` items, one thread each, in the backend's default blocks
+        (the CPU build loops)."""
+        threads = None if self.backend is None else self.backend.threads_per_block()
+        self.in_blocks(name, items, threads, threads, *args)
 
-    def per_block(self, name: str, items: int, *args) -> None:
-        """Kernel ``name`` over ``items`` items, one block of :data:`GATHER_THREADS` each."""
+    def in_blocks(self, name: str, items: int, items_per_block: int | None, threads: int | None, *args) -> None:
+        """Kernel ``name`` over ``items`` items, ``items_per_block`` of them to each block of
+        ``threads`` threads (a thread, a warp or a block per item; the CPU build loops and takes
+        ``None`` for both)."""
         if self.backend is None:
             run_cpu_kernel(getattr(steps, name), items, *args)
         elif items:
-            launch_cuda_grid(getattr(self.cuda, name), self.backend, items, GATHER_THREADS, items, *args)
-
-    def per_warp(self, name: str, items: int, *args) -> None:
-        """Kernel ``name`` over ``items`` items, one warp each."""
-        if self.backend is None:
-            run_cpu_kernel(getattr(steps, name), items, *args)
-        elif items:
-            launch_cuda_grid(getattr(self.cuda, name), self.backend, -(-items // self.cuda.INDEX_CHUNKS_PER_BLOCK),
-                             self.cuda.INDEX_THREADS, items, *args)
+            launch_cuda_grid(getattr(self.cuda, name), self.backend, -(-items // items_per_block), threads, items,
+                             *args)
 
 
 def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piece_arcs: int, sort_hubs: bool,
@@ -201,8 +192,8 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
         keys = xp.empty(m, dtype=np.int64)
         run.per_item("arc_keys", m, indptr, indices, keys)
         sorted_arcs = xp.argsort(keys, kind="stable")
-    else:
-        sorted_arcs = xp.arange(m, dtype=np.int64)
+    else:  # in CSR order (no identity array to write and read)
+        sorted_arcs = xp.empty(0, dtype=np.int64)
     run.per_item("order_hub_slots", m, indptr, indices, piece_arcs, sorted_arcs, order, heads, slots)
     vertices, arcs = xp.empty(2 * m, dtype=indices.dtype), xp.empty(2 * m, dtype=np.int64)
     path_offsets, chunk_bounds = xp.empty(m + n + 1, dtype=np.int64), xp.empty(m + n + 1, dtype=np.int64)
@@ -212,9 +203,9 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     run.lap(clock, "visiting order and pieces")
     vertex_starts = xp.flatnonzero(piece_flags)
     pieces = vertex_starts.size - 1
-    run.per_item("trace_pieces", pieces, indptr, order, heads, roots[0], roots[1], vertex_starts, max_depth,
-                 chunk_arcs, state, vertices, arcs, path_offsets, chunk_bounds, written,
-                 block=config.PATH_DEVICE_TRACE_BLOCK)
+    run.in_blocks("trace_pieces", pieces, config.PATH_DEVICE_TRACE_BLOCK, config.PATH_DEVICE_TRACE_BLOCK, indptr,
+                  order, heads, roots[0], roots[1], vertex_starts, max_depth, chunk_arcs, state, vertices, arcs,
+                  path_offsets, chunk_bounds, written)
     run.lap(clock, "traversal")
     starts = xp.zeros((pieces + 1, 3), dtype=np.int64)
     xp.cumsum(written[:pieces], axis=0, out=starts[1:])
@@ -224,11 +215,12 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     chunk_mean_degree = xp.empty(chunks, dtype=np.float64)
     if pieces == 0:  # no vertices: the gather, which writes the ends, does not run
         offsets[:], chunk_offsets[:] = 0, 0
-    run.per_block("gather_pieces", pieces, indptr, indices, order, chunk_arcs, vertex_starts, written, starts, vertices,
-                  arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, offsets, chunk_offsets)
+    run.in_blocks("gather_pieces", pieces, 1, GATHER_THREADS, indptr, indices, order, chunk_arcs, vertex_starts,
+                  written, starts, vertices, arcs, path_offsets, chunk_bounds, out_vertices, out_arcs, offsets,
+                  chunk_offsets)
     run.lap(clock, "paths gathered")
-    run.per_warp("index_chunks", chunks, indptr, out_vertices, out_arcs, offsets, chunk_offsets, slots,
-                 chunk_mean_degree, source_chunks)
+    run.in_blocks("index_chunks", chunks, steps.INDEX_CHUNKS_PER_BLOCK, steps.INDEX_THREADS, indptr, out_vertices,
+                  out_arcs, offsets, chunk_offsets, slots, chunk_mean_degree, source_chunks)
     run.lap(clock, "vertex -> chunk index")
     fields = {
         "vertices": out_vertices, "arcs": out_arcs, "offsets": offsets, "chunk_offsets": chunk_offsets,
