@@ -198,15 +198,32 @@ def test_cuda_kernels_match_the_cpu_under_the_simulator(device, algorithm, param
 @pytest.mark.parametrize("algorithm, parameters", CASES)
 def test_shared_memory_proxies_keep_every_answer_under_the_simulator(algorithm, parameters):
     """With proxies the CUDA walks deliver to the hottest vertices through the block's shared
-    memory (SUM adds, MIN takes the minimum, PEEL counts deletions) and apply them at the
-    block's end: the same answers, for both round kernels (every round listed by the host with
-    ``profile``, launched ahead without it)."""
+    memory (SUM adds, MIN takes the minimum, PEEL counts deletions), read those vertices with
+    what the proxies hold and apply them at the block's end: the same answers, for both round
+    kernels (every round listed by the host with ``profile``, launched ahead without it)."""
     graph = random_graph(n=24, m=90, seed=2, device="cuda", weighted=algorithm == "sssp")
     parameters = {**parameters, "k": 6} if algorithm == "kcore" else parameters
     for profile in (False, True):
         result = solve(graph, algorithm, schedule="path", proxies=6, profile=profile, **parameters)
         assert result.stats["converged"] and result.stats["proxy_vertices"] == 6
         assert_same_answer(graph, algorithm, result, parameters)
+
+
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+def test_a_walk_reads_a_hot_vertex_with_what_its_proxy_holds():
+    """The path 0 -> 1 -> 2 -> 5 through the hot vertex 1 (three arcs in): the walk's delivery to
+    1's proxy goes on to 2 and 5 in the same round (the paper's proxies, used by the local
+    mirrors), so SSSP takes the rounds it takes without proxies, not one more."""
+    graph = gg.from_edges(np.array([0, 1, 3, 4, 2]), np.array([1, 2, 1, 1, 5]), np.ones(5), num_vertices=6,
+                          device="cuda")
+    layout, _ = engine.path_layout(graph, engine.make_program(graph, "sssp", source=0))
+    walks = {tuple(layout.vertices[layout.offsets[p]:layout.offsets[p + 1]]) for p in range(layout.offsets.size - 1)}
+    assert (0, 1, 2, 5) in walks
+    plain = solve(graph, "sssp", schedule="path", source=0, proxies=0, profile=True)
+    hot = solve(graph, "sssp", schedule="path", source=0, proxies=1, profile=True)
+    assert hot.stats["proxy_vertices"] == 1 and hot.stats["rounds"] == plain.stats["rounds"]
+    assert np.array_equal(hot["distance"], [0, 1, 2, np.inf, np.inf, 3])
 
 
 @pytest.mark.cudasim
@@ -308,8 +325,8 @@ def test_buckets_keep_sssp_exact_on_the_cuda_kernels_under_the_simulator():
 
 def test_proxies_are_the_hottest_vertices_and_the_cpu_ignores_them():
     """``_proxy_slots`` picks the vertices with the most path arcs into them (more than one) and
-    names each arc's slot; the CPU rounds use none and keep the answer; a count outside
-    [0, PATH_PROXY_SLOTS] is a named error."""
+    names the slot of the vertex at each position of the layout; the CPU rounds use none and
+    keep the answer; a count outside [0, PATH_PROXY_SLOTS] is a named error."""
     from gpugraph import config
 
     graph = random_graph(n=200, m=1500, seed=4)
@@ -318,14 +335,12 @@ def test_proxies_are_the_hottest_vertices_and_the_cpu_ignores_them():
     expected = solve(graph, "pagerank", schedule="bsp")["rank"]
     assert np.abs(program_result["rank"] - expected).sum() <= 1e-5
     layout, _ = engine.path_layout(graph, engine.make_program(graph, "pagerank"))
-    arc_proxy, hot = engine._proxy_slots(layout, graph.num_vertices, 8)
-    positions = np.flatnonzero(layout.arcs >= 0)
-    arcs_in = np.bincount(layout.vertices[positions + 1], minlength=graph.num_vertices)
+    position_proxy, hot = engine._proxy_slots(layout, graph.num_vertices, 8)
+    arcs_in = np.bincount(layout.vertices[np.flatnonzero(layout.arcs >= 0) + 1], minlength=graph.num_vertices)
     assert hot.size == 8 and arcs_in[hot].min() >= np.sort(arcs_in)[-9]
-    assert np.array_equal(arc_proxy[positions] >= 0, np.isin(layout.vertices[positions + 1], hot))
-    assert np.array_equal(hot[arc_proxy[positions][arc_proxy[positions] >= 0]],
-                          layout.vertices[positions + 1][arc_proxy[positions] >= 0])
-    assert (arc_proxy[np.setdiff1d(np.arange(layout.vertices.size), positions)] == -1).all()
+    assert position_proxy.shape == layout.vertices.shape
+    assert np.array_equal(position_proxy >= 0, np.isin(layout.vertices, hot))
+    assert np.array_equal(hot[position_proxy[position_proxy >= 0]], layout.vertices[position_proxy >= 0])
     chain = gg.from_edges(np.arange(5), np.arange(1, 6), num_vertices=6)  # every vertex has one arc in
     chain_layout, _ = engine.path_layout(chain, engine.make_program(chain, "pagerank"))
     assert engine._proxy_slots(chain_layout, 6, 4)[1].size == 0
@@ -336,7 +351,7 @@ def test_proxies_are_the_hottest_vertices_and_the_cpu_ignores_them():
 
 def test_cuda_path_rounds_compile_to_ptx(ptx_of):
     """The three CUDA path round kernels compile for sm_90; only the one with proxies uses shared
-    float atomics (the proxies' sums) or takes ``arc_proxy`` (the plain rounds are compiled
+    float atomics (the proxies' sums) or takes ``position_proxy`` (the plain rounds are compiled
     without the proxies' branches)."""
     from gpugraph.engines.path import _rounds_cuda as kernels
 
@@ -346,11 +361,11 @@ def test_cuda_path_rounds_compile_to_ptx(ptx_of):
     tail = (chunk_offsets, offsets, vertices, np.ones(positions), np.zeros(positions), floats,
             np.zeros(n, dtype=np.int64), np.float64(0.0), np.zeros(n, dtype=np.uint8), np.int64(4),
             np.zeros(2, dtype=np.int64))
-    arc_proxy = np.full(positions, -1, dtype=np.int16)
+    position_proxy = np.full(positions, -1, dtype=np.int16)
     listed, active, hot = np.arange(chunks, dtype=np.int64), np.ones(chunks, dtype=np.int64), np.zeros(2, np.int64)
     for kernel, arguments, proxies in ((kernels.path_round, (listed, *tail), False),
                                        (kernels.path_round_active, (active, *tail), False),
-                                       (kernels.path_round_proxies, (True, listed, *tail, arc_proxy, hot), True)):
+                                       (kernels.path_round_proxies, (True, listed, *tail, position_proxy, hot), True)):
         ptx = ptx_of(kernel, (np.int64(1), *arguments))
         assert ("atom.shared.add.f64" in ptx) == proxies, kernel
 

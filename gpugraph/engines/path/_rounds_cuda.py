@@ -11,9 +11,11 @@ Proxy vertices (§3.2.2, ``Kernels.with_proxies``): a block keeps a shared-memor
 the hot vertices (those with the most path arcs into them); its walks deliver to a hot vertex's
 proxy (SUM: add, MIN: minimum, PEEL: count the deletions), and at the block's end each proxy
 that received something is applied to its vertex with one global atomic, which wakes the vertex
-as a delivery of that total would. A walk reads a hot vertex's global state, without what the
-block's proxies hold for it yet: those updates reach it at the block's end and go on in the
-next round, as updates from other blocks do.
+as a delivery of that total would. A walk reads a hot vertex's state as its global state with
+what the block's proxy holds for it (the paper's "the accumulated results on the proxy vertex
+are allowed to be used by these local mirrors"), so a path through a hot vertex carries the
+walk's own delivery on in the same round; what other blocks' proxies hold reaches it at their
+blocks' ends.
 
 Work stealing (§3.2.2, ``Kernels.with_balance``): instead of a thread per chunk handed out by
 the hardware, a round can run on a grid of blocks that each own an equal stretch of the round's
@@ -170,13 +172,16 @@ def _walkers(proxies: bool, buckets: bool):
 
     @cuda.jit(device=True, inline=True)
     def walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, pending,
-             bound, width, sweeps, arc_proxy, proxy):
+             bound, width, sweeps, position_proxy, proxy):
         """Walk chunk ``c``'s paths in order (CPU twin: ``path_round`` of
         :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates); returns the
-        arcs loaded and delivered. With ``proxies``, ``arc_proxy[j]`` is the block's proxy slot in
-        ``proxy`` of the vertex arc ``j`` enters, or -1; a delivery to a proxy wakes nothing yet
-        (without, neither array is read). With ``buckets``, a MIN state above ``bound[0] + width``
-        is not sent and ``pending[u]`` is set (without, neither is read)."""
+        arcs loaded and delivered. With ``proxies``, ``position_proxy[j]`` is the block's proxy
+        slot in ``proxy`` of the vertex at position ``j`` of ``vertices``, or -1: an arc into a
+        hot vertex delivers to its proxy, and a hot vertex's state is read with what its proxy
+        holds (SUM: the sum added, MIN: the smaller, PEEL: the counted deletions taken off), so
+        that the walk's successor on the path gets it in the same round (§3.2.2); without, neither
+        array is read. With ``buckets``, a MIN state above ``bound[0] + width`` is not sent and
+        ``pending[u]`` is set (without, neither is read)."""
         loaded = 0
         delivered = 0
         first = offsets[chunk_offsets[c]]
@@ -189,11 +194,14 @@ def _walkers(proxies: bool, buckets: bool):
                 for j in range(offsets[p], offsets[p + 1] - 1):
                     u = vertices[j]
                     v = vertices[j + 1]
-                    slot = arc_proxy[j] if proxies else -1
+                    held = position_proxy[j] if proxies else -1
+                    slot = position_proxy[j + 1] if proxies else -1
                     loaded += 1
                     woke = False
                     if kind == 0:
                         state = x[u]
+                        if held >= 0:
+                            state += proxy[held]
                         change = state - sent[j]
                         if abs(change) > threshold:
                             sent[j] = state
@@ -204,10 +212,12 @@ def _walkers(proxies: bool, buckets: bool):
                                 cuda.atomic.add(x, v, amount)
                                 if abs(amount) > threshold:
                                     changed[v] = 1
-                                    woke = True
+                            woke = abs(amount) > threshold
                             delivered += 1
                     elif kind == 1:
                         state = x[u]
+                        if held >= 0:
+                            state = min(state, proxy[held])
                         if buckets and state < sent[j] and state > limit:
                             pending[u] = 1
                         elif state < sent[j]:
@@ -216,17 +226,19 @@ def _walkers(proxies: bool, buckets: bool):
                             if slot >= 0:
                                 if candidate < x[v] and candidate < proxy[slot]:
                                     cuda.atomic.min(proxy, slot, candidate)
+                                    woke = True
                                     delivered += 1
                             elif candidate < x[v]:
                                 cuda.atomic.min(x, v, candidate)
                                 changed[v] = 1
                                 woke = True
                                 delivered += 1
-                    elif x[u] != 0.0 and sent[j] == 0.0:
+                    elif sent[j] == 0.0 and (x[u] != 0.0 or (held >= 0 and count[u] - np.int64(proxy[held]) < k)):
                         sent[j] = 1.0
                         delivered += 1
                         if slot >= 0:
-                            cuda.atomic.add(proxy, slot, 1.0)
+                            held_before = np.int64(cuda.atomic.add(proxy, slot, 1.0))
+                            woke = x[v] == 0.0 and count[v] - held_before == k
                         elif cuda.atomic.add(count, v, -1) == k:
                             x[v] = 1.0
                             changed[v] = 1
@@ -242,44 +254,44 @@ def _walkers(proxies: bool, buckets: bool):
 
     @cuda.jit(device=True, inline=True)
     def walk_entry(i, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
-                   changed, pending, bound, width, sweeps, arc_proxy, proxy):
+                   changed, pending, bound, width, sweeps, position_proxy, proxy):
         """Entry ``i`` of a round's ``selection`` walked: the chunk it lists (``listed``), or chunk
         ``i`` if its activity is set (cleared for the next round's wake); returns arcs loaded and
         delivered."""
         if listed:
             return walk(selection[i], kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
-                        changed, pending, bound, width, sweeps, arc_proxy, proxy)
+                        changed, pending, bound, width, sweeps, position_proxy, proxy)
         if selection[i] != 0:
             selection[i] = 0
             return walk(i, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
-                        pending, bound, width, sweeps, arc_proxy, proxy)
+                        pending, bound, width, sweeps, position_proxy, proxy)
         return 0, 0
 
     @cuda.jit(device=True, inline=True)
     def walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
-                    pending, bound, width, sweeps, arc_proxy, proxy):
+                    pending, bound, width, sweeps, position_proxy, proxy):
         """This thread's chunk of ``chunks`` walked (none past the end); returns arcs loaded and delivered."""
         i = thread_index()
         if i < chunks.shape[0]:
             return walk_entry(i, True, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                              threshold, changed, pending, bound, width, sweeps, arc_proxy, proxy)
+                              threshold, changed, pending, bound, width, sweeps, position_proxy, proxy)
         return 0, 0
 
     @cuda.jit(device=True, inline=True)
     def walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
-                    pending, bound, width, sweeps, arc_proxy, proxy):
+                    pending, bound, width, sweeps, position_proxy, proxy):
         """This thread's chunk of the layout walked if active (``activity``, cleared for the next
         round's wake); returns arcs loaded and delivered."""
         c = thread_index()
         if c < activity.shape[0]:
             return walk_entry(c, False, kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                              threshold, changed, pending, bound, width, sweeps, arc_proxy, proxy)
+                              threshold, changed, pending, bound, width, sweeps, position_proxy, proxy)
         return 0, 0
 
     return walk_listed, walk_active, walk_entry
 
 
-# Without proxies the walks read neither ``arc_proxy`` nor ``proxy``, without buckets neither
+# Without proxies the walks read neither ``position_proxy`` nor ``proxy``, without buckets neither
 # ``pending`` nor ``bound``: the rounds pass any arrays of the right kinds in their place
 # (``chunk_offsets`` and ``x``, ``changed`` and ``x``).
 _walk_listed, _walk_active, _walk_entry = _walkers(False, False)
@@ -385,7 +397,7 @@ def path_round_balanced(kind, listed, selection, steal, cursors, parity, chunk_o
 
 @cuda.jit(cache=True)
 def path_round_proxies(kind, listed, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
-                       threshold, changed, sweeps, totals, arc_proxy, proxy_vertex):
+                       threshold, changed, sweeps, totals, position_proxy, proxy_vertex):
     """:func:`path_round` (``listed``: ``selection`` lists the chunks) or :func:`path_round_active`
     (``selection`` is the activity) through the block's shared-memory proxies of
     ``proxy_vertex``: kernels of their own, so that rounds without proxies reserve no shared
@@ -397,12 +409,12 @@ def path_round_proxies(kind, listed, selection, chunk_offsets, offsets, vertices
     _clear_proxies(kind, proxy, proxy_vertex)
     if listed:
         loaded, delivered = _walk_listed_proxies(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
-                                                 count, threshold, changed, changed, x, _NO_WIDTH, sweeps, arc_proxy,
-                                                 proxy)
+                                                 count, threshold, changed, changed, x, _NO_WIDTH, sweeps,
+                                                 position_proxy, proxy)
     else:
         loaded, delivered = _walk_active_proxies(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
-                                                 count, threshold, changed, changed, x, _NO_WIDTH, sweeps, arc_proxy,
-                                                 proxy)
+                                                 count, threshold, changed, changed, x, _NO_WIDTH, sweeps,
+                                                 position_proxy, proxy)
     _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
@@ -487,18 +499,19 @@ class Kernels:
 
     def __init__(self, backend):
         self.backend = backend
-        self.arc_proxy = backend.xp.empty(0, dtype=np.int16)
+        self.position_proxy = backend.xp.empty(0, dtype=np.int16)
         self.proxy_vertex = backend.xp.empty(0, dtype=np.int64)
         self.balance = "hardware"
         self.blocks = 0  # the balanced rounds' grid at most, and two rows of a cursor per block
         self.cursors = None
         self.parity = 0
 
-    def with_proxies(self, arc_proxy, proxy_vertex):
+    def with_proxies(self, position_proxy, proxy_vertex):
         """Walks from now on deliver to the vertices ``proxy_vertex`` (at most
-        :data:`PROXY_SLOTS`) through shared-memory proxies; ``arc_proxy[j]``: the slot of the
-        vertex that position ``j`` of the layout's ``vertices`` sends to, or -1 (device arrays)."""
-        self.arc_proxy, self.proxy_vertex = arc_proxy, proxy_vertex
+        :data:`PROXY_SLOTS`) through shared-memory proxies, and read those vertices' states with
+        what the proxies hold; ``position_proxy[j]``: the slot of the vertex at position ``j`` of
+        the layout's ``vertices``, or -1 (device arrays)."""
+        self.position_proxy, self.proxy_vertex = position_proxy, proxy_vertex
 
     def with_balance(self, balance: str):
         """Plain rounds from now on run as :func:`path_round_balanced`: ``"static"`` (each block
@@ -550,8 +563,8 @@ class Kernels:
             self._launch(path_round_buckets, selection.size, np.int64(kind), listed, *arrays, buckets.pending,
                          buckets.bound, np.float64(buckets.width), *tail)
         elif self.proxy_vertex.size:
-            self._launch(path_round_proxies, selection.size, np.int64(kind), listed, *arrays, *tail, self.arc_proxy,
-                         self.proxy_vertex)
+            self._launch(path_round_proxies, selection.size, np.int64(kind), listed, *arrays, *tail,
+                         self.position_proxy, self.proxy_vertex)
         elif self.balance != "hardware" and selection.size:
             blocks = min(self.blocks, self.backend.blocks_for(selection.size))
             launch_cuda_grid(path_round_balanced, self.backend, blocks, self.backend.threads_per_block(),

@@ -276,9 +276,10 @@ def _kernels(backend):
 
 def _proxy_slots(layout, num_vertices: int, proxies: int):
     """The ``proxies`` vertices with the most path arcs into them (more than one; ties by id)
-    and, per position ``j`` of ``layout.vertices``, the proxy slot of the vertex its arc enters
-    (-1: none, or no arc at ``j``). Returns ``(arc_proxy, hot)``: int16 and int64 host arrays,
-    kept on the layout per count (tens of milliseconds on cnr-2000, more than a run saves)."""
+    and, per position ``j`` of ``layout.vertices``, the proxy slot of the vertex there (-1:
+    none). Returns ``(position_proxy, hot)``: int16 and int64 arrays where the layout's are,
+    kept on the layout per count (tens of milliseconds on cnr-2000 on the host, more than a run
+    saves)."""
     kept = layout.__dict__.setdefault("_proxy_slots", {})
     if proxies not in kept:
         kept[proxies] = _hottest_arc_targets(layout, num_vertices, proxies)
@@ -288,16 +289,13 @@ def _proxy_slots(layout, num_vertices: int, proxies: int):
 def _hottest_arc_targets(layout, num_vertices: int, proxies: int):
     """:func:`_proxy_slots` worked out (where the layout's arrays are)."""
     xp = array_module(layout.arcs)
-    positions = xp.flatnonzero(layout.arcs >= 0)
-    targets = layout.vertices[positions + 1]
+    targets = layout.vertices[xp.flatnonzero(layout.arcs >= 0) + 1]
     arcs_in = xp.bincount(targets, minlength=num_vertices)
     hot = xp.argsort(-arcs_in, kind="stable")[:proxies]
     hot = hot[arcs_in[hot] > 1].astype(np.int64)
     slot = xp.full(num_vertices, -1, dtype=np.int16)
     slot[hot] = xp.arange(hot.size, dtype=np.int16)
-    arc_proxy = xp.full(layout.vertices.size, -1, dtype=np.int16)
-    arc_proxy[positions] = slot[targets]
-    return arc_proxy, hot
+    return slot[layout.vertices], hot
 
 
 @dataclass
@@ -353,9 +351,9 @@ class _PathRounds:
             self.buckets = _Buckets(self.x, xp.zeros(self.x.size, dtype=np.uint8), xp.zeros(1), bucket_width)
         self.proxies = 0
         if proxies and backend.is_cuda and self.buckets is None:
-            arc_proxy, hot = _proxy_slots(layout, program.initial.size, proxies)
+            position_proxy, hot = _proxy_slots(layout, program.initial.size, proxies)
             if hot.size:
-                kernels.with_proxies(backend.asarray(arc_proxy), backend.asarray(hot))
+                kernels.with_proxies(backend.asarray(position_proxy), backend.asarray(hot))
             self.proxies = int(hot.size)
         if balance != "hardware" and backend.is_cuda:
             if self.proxies or self.buckets is not None:
