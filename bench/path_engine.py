@@ -30,6 +30,10 @@ Run on the device machine (see docs/path-engine.md):
    ``path`` schedule and each bucket width, in mean arc weights (``inf``: no buckets), on
    section 7's weighted graphs and on the table graphs as they are (unweighted, with ``bsp``
    and ``async`` for reference).
+9. Message batching (``--batching``, also with ``--quick``; ``--batching-only`` runs just this,
+   with the plain ``path`` rows): every algorithm with the ``path`` schedule on the table graphs
+   with ``batching=True`` against the same without it, both without proxies (SSSP's default has
+   them, and batching runs without).
 
 Every run's line says which layout it used (``pieces=``, ``layout=`` seconds). Prints one line
 per run, markdown tables at the end, and writes the rows as JSON to ``--out``.
@@ -75,7 +79,7 @@ ABLATIONS = (
     {"max_depth": 2}, {"max_depth": 4}, {"max_depth": 64}, {"chunk_arcs": 4}, {"chunk_arcs": 64},
 )
 ABLATION_OPTIONS = ("profile", "priority_min_chunks", "layered", "max_depth", "chunk_arcs", "sweeps", "pieces",
-                    "proxies", "bucket_weights")
+                    "proxies", "bucket_weights", "batching")
 DEVICE = ["cuda"]  # the device of the table's rows (--device)
 ROWS: list[dict] = []
 FAILURES: list[str] = []
@@ -265,13 +269,40 @@ def proxy_rows(graph, label: str, device: str, proxies: list[int], repeat: int) 
                     device, repeat, proxies=count)
 
 
+def batching_rows(graph, label: str, device: str, repeat: int) -> None:
+    """Section 9: every algorithm with the ``path`` schedule, without proxies, without and with
+    message batching, alternating."""
+    for algorithm in ALGORITHMS:
+        expected = reference(graph, algorithm, parameters(graph, algorithm))
+        for batching in (False, True):
+            run_one(graph, label, algorithm, "path", expected, device, repeat, proxies=0,
+                    **({"batching": True} if batching else {}))
+
+
+def batching_table() -> str:
+    """Section 9: each run with batching against the same graph's and algorithm's ``path`` row
+    without proxies."""
+    plain = {(r["graph"], r["algorithm"]): r for r in ROWS if r["schedule"] == "path" and r.get("proxies") == 0
+             and "batching" not in r and r.get("device") == DEVICE[0]}
+    lines = ["| graph | algorithm | time (ms) | time / path without proxies | rounds (without) | vertex updates "
+             "(without) |", "|---|---|---:|---:|---|---|"]
+    for row in (r for r in ROWS if r.get("batching") and r.get("device") == DEVICE[0]):
+        base = plain.get((row["graph"], row["algorithm"]))
+        if base:
+            lines.append(f"| {row['graph']} | {row['algorithm']} | {row['seconds'] * 1e3:.2f} | "
+                         f"{row['seconds'] / base['seconds']:.2f} | {row['rounds']} ({base['rounds']}) | "
+                         f"{row['vertex_updates']:,} ({base['vertex_updates']:,}) |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def proxies_table() -> str:
     """Section 6: each run with proxies against the same graph's and algorithm's ``path`` row."""
     plain = {(r["graph"], r["algorithm"]): r for r in ROWS if r["schedule"] == "path" and r.get("device") == DEVICE[0]
              and not set(ABLATION_OPTIONS) & set(r)}
     lines = ["| graph | algorithm | proxies | used | time (ms) | time / path | rounds | vertex updates |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for row in (r for r in ROWS if "proxies" in r and r["schedule"] == "path" and r.get("device") == DEVICE[0]):
+    for row in (r for r in ROWS if "proxies" in r and "batching" not in r and r["schedule"] == "path"
+                and r.get("device") == DEVICE[0]):
         base = plain.get((row["graph"], row["algorithm"]))
         ratio = f"{row['seconds'] / base['seconds']:.2f}" if base else "-"
         lines.append(f"| {row['graph']} | {row['algorithm']} | {row['proxies']} | {row.get('proxy_vertices', '-')} | "
@@ -336,6 +367,9 @@ def main() -> int:
     parser.add_argument("--weighted-only", action="store_true", help="section 7 alone")
     parser.add_argument("--bucket-weights", default="",
                         help="section 8: bucket widths in mean arc weights, comma-separated (inf: none)")
+    parser.add_argument("--batching", action="store_true", help="section 9: message batching on the table graphs")
+    parser.add_argument("--batching-only", action="store_true",
+                        help="section 9 alone on the table graphs, with the plain path rows")
     parser.add_argument("--pieces-only", action="store_true",
                         help="section 5 alone on the table graphs, with bsp and async PageRank for reference")
     args = parser.parse_args()
@@ -346,7 +380,7 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     warm = gg.rmat(8, device=args.device)
     for algorithm in ALGORITHMS:
-        for schedule in ("path",) if args.proxies_only else SCHEDULES:
+        for schedule in ("path",) if args.proxies_only or args.batching_only else SCHEDULES:
             solve(warm, algorithm, schedule=schedule, **parameters(warm, algorithm))
     log("compiled: " + ", ".join(f"{r.kernel.rsplit('.', 1)[-1]}/{r.target} {r.seconds:.2f}s"
                                  for r in compile_report()))
@@ -357,10 +391,12 @@ def main() -> int:
             continue
         graph = gg.load(path, device=args.device)
         log(f"loaded {graph}")
-        if args.proxies_only:
+        if args.proxies_only or args.batching_only:
             if name in TABLE_GRAPHS:
                 check_graph(graph, name, args.device, schedules=("path",), repeat=args.repeat)
                 proxy_rows(graph, name, args.device, proxies, args.repeat)
+                if args.batching or args.batching_only:
+                    batching_rows(graph, name, args.device, args.repeat)
                 save(args.out)
             continue
         if args.pieces_only:
@@ -376,6 +412,8 @@ def main() -> int:
         if name in TABLE_GRAPHS:
             library_rows(graph, name, args.device, args.repeat)
             proxy_rows(graph, name, args.device, proxies, args.repeat)
+            if args.batching:
+                batching_rows(graph, name, args.device, args.repeat)
         if name in TABLE_GRAPHS and args.device != "cpu":
             check_graph(graph.to("cpu"), name, "cpu", schedules=("bsp", "path"))
         if name == "cnr-2000.txt.gz" and not args.quick:
@@ -388,7 +426,8 @@ def main() -> int:
                             args.device, **options)
         del graph
         save(args.out)
-    for name in [] if args.pieces_only or args.proxies_only else [n for n in args.weighted.split(",") if n.strip()]:
+    only_a_section = args.pieces_only or args.proxies_only or args.batching_only
+    for name in [] if only_a_section else [n for n in args.weighted.split(",") if n.strip()]:
         if not (args.datasets / name).exists():
             log(f"skip weighted {name}: not in {args.datasets}")
             continue
@@ -397,20 +436,21 @@ def main() -> int:
         bucket_rows(graph, name + WEIGHTED, args.device, buckets, args.repeat)
         del graph
         save(args.out)
-    for name in TABLE_GRAPHS if buckets and not (args.pieces_only or args.proxies_only) else ():
+    for name in TABLE_GRAPHS if buckets and not only_a_section else ():
         graph = gg.load(args.datasets / name, device=args.device)
         if args.weighted_only:  # the table's bsp and async rows are not there
             check_graph(graph, name, args.device, schedules=("bsp", "async"), algorithms=("sssp",), repeat=args.repeat)
         bucket_rows(graph, name, args.device, buckets, args.repeat)
         del graph
         save(args.out)
-    if not args.quick and not args.pieces_only and not args.proxies_only and not args.weighted_only:
+    if not args.quick and not only_a_section and not args.weighted_only:
         graph = gg.rmat(RMAT_SCALE, device=args.device)
         log(f"generated {graph}")
         check_graph(graph, f"rmat-{RMAT_SCALE}", args.device)
     print(table())
     print(layout_table())
     print(proxies_table())
+    print(batching_table())
     print(weighted_table())
     print(bucket_table())
     save(args.out)

@@ -283,12 +283,19 @@ PATH_PIECES = 8
 #: global atomic per hot vertex and block instead of one per arc. The default for MIN programs
 #: (SSSP, ``minimum``); SUM and PEEL programs default to none. One H200, 2026-11-26
 #: (``bench/path_engine.py --proxies-only``): SSSP 0.72x the time without proxies on cnr-2000
-#: and 0.87x on Slashdot with 64 (256 and 512 alike); PageRank and adsorption 1.15-2.27x (a hot
-#: vertex's updates wait for its block's end, so rank crosses the hubs a round at a time: 53 ->
-#: 153 rounds on cnr-2000); k-core 0.82x on cnr-2000 but 0.70-1.21x on Slashdot's ~1.4 ms runs.
+#: and 0.87x on Slashdot with 64 (256 and 512 alike); k-core 0.82x on cnr-2000 but 0.70-1.21x
+#: on Slashdot's ~1.4 ms runs. Since the walks read a hot vertex with what its proxy holds
+#: (2026-11-27, one H200), PageRank and adsorption keep their rounds with 64 proxies and take
+#: 0.81-0.99x the time on cnr-2000 but 1.07-1.10x on Slashdot: no default for them.
 PATH_MIN_PROXY_VERTICES = 64
 #: Shared-memory slots a block of the CUDA path rounds keeps for proxies (8 bytes each).
 PATH_PROXY_SLOTS = 512
+#: Message batching in the CUDA path rounds (DiGraph §3.2.2, ``solve(batching=True)``; off by
+#: default): a block holds up to this many messages (arcs into vertices its chunk does not read)
+#: in shared memory, 18 bytes each, and pushes them at its end arranged by destination partition.
+PATH_BATCH_SLOTS = 1024
+#: Destination partitions (equal ranges of vertex ids) a block arranges its held messages by.
+PATH_BATCH_PARTITIONS = 32
 #: How the GPU rounds of the path schedules spread their chunks over the SMs (``solve(...,
 #: balance=)``): ``"hardware"``, a thread per chunk handed out by the block scheduler as SMs free
 #: up; ``"static"``, a grid of blocks each owning an equal stretch of the round's chunks (DiGraph's

@@ -257,6 +257,51 @@ def test_work_stealing_refuses_proxies_on_a_gpu():
         solve(graph, "sssp", schedule="path", balance="stealing", proxies=4, source=0)
 
 
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+@pytest.mark.parametrize("algorithm, parameters", CASES[1:])  # a SUM (adsorption), MIN and PEEL program
+@pytest.mark.parametrize("slots, profile", [(1024, False), (3, True)])
+def test_batched_messages_keep_every_answer_under_the_simulator(algorithm, parameters, slots, profile, monkeypatch):
+    """``batching=True``: the messages of arcs into vertices their chunk does not read wait in the
+    block's shared memory and are pushed at its end by destination partition; the same answers,
+    launched ahead, and listed by the host (``profile``) with a batch that overflows (3 slots:
+    the rest delivered at once). MIN programs then use no proxies by default."""
+    from gpugraph.engines.path import _rounds_cuda
+
+    monkeypatch.setattr(_rounds_cuda, "BATCH_SLOTS", slots)
+    graph = random_graph(n=24, m=90, seed=2, device="cuda", weighted=algorithm == "sssp")
+    parameters = {**parameters, "k": 6} if algorithm == "kcore" else parameters
+    result = solve(graph, algorithm, schedule="path", batching=True, chunk_arcs=4, profile=profile, **parameters)
+    assert result.stats["converged"] and result.stats["batched"] and result.stats["proxy_vertices"] == 0
+    assert_same_answer(graph, algorithm, result, parameters)
+
+
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+def test_unread_heads_are_the_arcs_into_vertices_their_chunk_does_not_hold_elsewhere():
+    """``unread_heads`` flags an arc position when its head is at no other position of its chunk
+    (positions without an arc: 0), against a loop over the layout; batching refuses proxies,
+    buckets and a balance, and the CPU ignores it."""
+    graph = random_graph(n=24, m=90, seed=2, device="cuda")
+    layout, _ = engine.path_layout(graph, engine.make_program(graph, "pagerank"), chunk_arcs=4)
+    kernels = engine._kernels(graph.backend)
+    unread = kernels.unread_heads(*(graph.backend.asarray(a) for a in (layout.chunk_offsets, layout.offsets,
+                                                                         layout.vertices, layout.arcs)))
+    expected = np.zeros(layout.vertices.size, dtype=np.uint8)
+    for c in range(layout.num_chunks):
+        first, last = layout.offsets[layout.chunk_offsets[c]], layout.offsets[layout.chunk_offsets[c + 1]]
+        chunk = list(layout.vertices[first:last])
+        for j in range(first, last):
+            if layout.arcs[j] >= 0:
+                expected[j] = chunk.count(layout.vertices[j + 1]) == 1
+    assert 0 < expected.sum() < np.count_nonzero(layout.arcs >= 0)
+    assert np.array_equal(np.asarray(unread), expected)
+    for options in ({"proxies": 4}, {"bucket_width": 2.0}, {"proxies": 0, "balance": "static"}):
+        with pytest.raises(InvalidParameterError, match="batching runs plain rounds"):
+            solve(graph, "sssp", schedule="path", batching=True, source=0, **options)
+    assert not solve(graph.to("cpu"), "pagerank", schedule="path", batching=True).stats["batched"]
+
+
 def test_the_cpu_takes_any_balance_and_an_unknown_one_is_refused():
     """The CPU's rounds take chunks from a dynamic schedule whatever ``balance`` says."""
     graph = random_graph(n=24, m=90, seed=2, device="cpu")
@@ -350,9 +395,9 @@ def test_proxies_are_the_hottest_vertices_and_the_cpu_ignores_them():
 
 
 def test_cuda_path_rounds_compile_to_ptx(ptx_of):
-    """The three CUDA path round kernels compile for sm_90; only the one with proxies uses shared
-    float atomics (the proxies' sums) or takes ``position_proxy`` (the plain rounds are compiled
-    without the proxies' branches)."""
+    """The CUDA path round kernels compile for sm_90; only the one with proxies uses shared float
+    atomics (the proxies' sums) or takes ``position_proxy`` (the plain rounds are compiled without
+    the proxies' branches), only the batched one counts its messages in shared memory."""
     from gpugraph.engines.path import _rounds_cuda as kernels
 
     chunks, positions, n = 4, 12, 8
@@ -363,11 +408,14 @@ def test_cuda_path_rounds_compile_to_ptx(ptx_of):
             np.zeros(2, dtype=np.int64))
     position_proxy = np.full(positions, -1, dtype=np.int16)
     listed, active, hot = np.arange(chunks, dtype=np.int64), np.ones(chunks, dtype=np.int64), np.zeros(2, np.int64)
+    unread = np.zeros(positions, dtype=np.uint8)
     for kernel, arguments, proxies in ((kernels.path_round, (listed, *tail), False),
                                        (kernels.path_round_active, (active, *tail), False),
-                                       (kernels.path_round_proxies, (True, listed, *tail, position_proxy, hot), True)):
+                                       (kernels.path_round_proxies, (True, listed, *tail, position_proxy, hot), True),
+                                       (kernels.path_round_batched, (True, listed, *tail, unread), False)):
         ptx = ptx_of(kernel, (np.int64(1), *arguments))
         assert ("atom.shared.add.f64" in ptx) == proxies, kernel
+        assert ("atom.shared.add.u32" in ptx) == (kernel is kernels.path_round_batched), kernel  # the batch's count
 
 
 def test_dispatch_window_and_layout_options_keep_the_answer():

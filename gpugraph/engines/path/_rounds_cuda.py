@@ -17,6 +17,12 @@ are allowed to be used by these local mirrors"), so a path through a hot vertex 
 walk's own delivery on in the same round; what other blocks' proxies hold reaches it at their
 blocks' ends.
 
+Message batching (§3.2.2, ``Kernels.with_batching``): a block holds in shared memory the
+messages of the arcs whose heads its chunk does not read (so no step of the walk waits for
+them), and at its end arranges them by destination partition and pushes them together
+(``path_round_batched``); the arcs into vertices the chunk reads deliver at once, so the walk's
+own propagation along its paths is not delayed.
+
 Work stealing (§3.2.2, ``Kernels.with_balance``): instead of a thread per chunk handed out by
 the hardware, a round can run on a grid of blocks that each own an equal stretch of the round's
 chunks (the partitions of DiGraph's SMXs), their threads taking the stretch's chunks one by one
@@ -38,6 +44,12 @@ cuda = load_numba_cuda()
 
 #: Shared-memory proxy slots of a block (a compile-time size; ``config.PATH_PROXY_SLOTS``).
 PROXY_SLOTS = config.PATH_PROXY_SLOTS
+#: Messages a block of ``path_round_batched`` holds for its push (``config.PATH_BATCH_SLOTS``; 18
+#: bytes of shared memory each) and the destination partitions it arranges them by
+#: (``config.PATH_BATCH_PARTITIONS``).
+BATCH_SLOTS = config.PATH_BATCH_SLOTS
+BATCH_PARTITIONS = config.PATH_BATCH_PARTITIONS
+_BATCH_PARTITION_BOUNDS = BATCH_PARTITIONS + 1  # (a shared array's size must be a constant)
 #: Blocks after it in the grid that a block of ``path_round_balanced`` whose stretch is done
 #: may steal from (``config.PATH_STEAL_NEIGHBOURS``; at most a block's threads).
 STEAL_NEIGHBOURS = config.PATH_STEAL_NEIGHBOURS
@@ -164,15 +176,74 @@ def _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed):
                 changed[v] = 1
 
 
-def _walkers(proxies: bool, buckets: bool):
-    """The device functions that walk this thread's chunk: ``(walk_listed, walk_active)``, with
-    the proxies' and the buckets' branches compiled in (``proxies``, ``buckets``: constants of
-    the compiled code) or left out, so that the plain rounds carry none of their code, registers
-    or arguments."""
+@cuda.jit(device=True, inline=True)
+def _hold(batch, v, value):
+    """Keep the message ``value`` for vertex ``v`` in the block's ``batch`` (its vertices, its
+    values, and a count of the messages offered so far) for :func:`_push_batch`; ``False`` if the
+    batch is full (the caller delivers the message itself)."""
+    held_vertex, held_value, offered = batch
+    i = cuda.atomic.add(offered, 0, 1)
+    if i < held_vertex.size:
+        held_vertex[i] = v
+        held_value[i] = value
+        return True
+    return False
+
+
+@cuda.jit(device=True, inline=True)
+def _push_batch(kind, batch, x, count, threshold, changed):
+    """After the block's walks (every thread calls it), the messages the block held
+    (:func:`_hold`) arranged by destination partition (:data:`BATCH_PARTITIONS` equal ranges of
+    vertex ids; a counting sort in shared memory) and delivered in that order, each as the walk
+    would have: SUM adds (waking the vertex above ``threshold``), MIN takes the minimum (and
+    wakes it), PEEL removes an arc (deleting the vertex when its count falls below ``threshold``
+    = k)."""
+    held_vertex, held_value, offered = batch
+    partition_start = cuda.shared.array(_BATCH_PARTITION_BOUNDS, np.int32)
+    place = cuda.shared.array(BATCH_SLOTS, np.int16)  # a message's place among its partition's
+    order = cuda.shared.array(BATCH_SLOTS, np.int16)  # the messages, by destination partition
+    thread, threads = cuda.threadIdx.x, cuda.blockDim.x
+    for p in range(thread, _BATCH_PARTITION_BOUNDS, threads):
+        partition_start[p] = 0
+    cuda.syncthreads()  # (and every walk of the block done)
+    held = min(offered[0], BATCH_SLOTS)
+    vertices = x.shape[0]
+    for i in range(thread, held, threads):
+        place[i] = cuda.atomic.add(partition_start, 1 + held_vertex[i] * BATCH_PARTITIONS // vertices, 1)
+    cuda.syncthreads()
+    if thread == 0:
+        for p in range(BATCH_PARTITIONS):
+            partition_start[p + 1] += partition_start[p]
+    cuda.syncthreads()
+    for i in range(thread, held, threads):
+        order[partition_start[held_vertex[i] * BATCH_PARTITIONS // vertices] + place[i]] = i
+    cuda.syncthreads()
+    k = np.int64(threshold)
+    for r in range(thread, held, threads):
+        i = order[r]
+        v = held_vertex[i]
+        value = held_value[i]
+        if kind == 0:
+            cuda.atomic.add(x, v, value)
+            if abs(value) > threshold:
+                changed[v] = 1
+        elif kind == 1:
+            cuda.atomic.min(x, v, value)
+            changed[v] = 1
+        elif cuda.atomic.add(count, v, -1) == k:
+            x[v] = 1.0
+            changed[v] = 1
+
+
+def _walkers(proxies: bool, buckets: bool, batched: bool):
+    """The device functions that walk this thread's chunk: ``(walk_listed, walk_active,
+    walk_entry)``, with the proxies', the buckets' and the batches' branches compiled in
+    (``proxies``, ``buckets``, ``batched``: constants of the compiled code) or left out, so that
+    the plain rounds carry none of their code, registers or arguments."""
 
     @cuda.jit(device=True, inline=True)
     def walk(c, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed, pending,
-             bound, width, sweeps, position_proxy, proxy):
+             bound, width, sweeps, position_proxy, proxy, unread, batch):
         """Walk chunk ``c``'s paths in order (CPU twin: ``path_round`` of
         :mod:`gpugraph.engines.path._rounds_cpu`, whose docstring gives the updates); returns the
         arcs loaded and delivered. With ``proxies``, ``position_proxy[j]`` is the block's proxy
@@ -181,7 +252,9 @@ def _walkers(proxies: bool, buckets: bool):
         holds (SUM: the sum added, MIN: the smaller, PEEL: the counted deletions taken off), so
         that the walk's successor on the path gets it in the same round (§3.2.2); without, neither
         array is read. With ``buckets``, a MIN state above ``bound[0] + width`` is not sent and
-        ``pending[u]`` is set (without, neither is read)."""
+        ``pending[u]`` is set (without, neither is read). With ``batched``, an arc whose head the
+        chunk does not read (``unread[j]``) leaves its message in the block's ``batch``
+        (:func:`_hold`) while it has room (without, neither is read)."""
         loaded = 0
         delivered = 0
         first = offsets[chunk_offsets[c]]
@@ -208,11 +281,12 @@ def _walkers(proxies: bool, buckets: bool):
                             amount = values[j] * change
                             if slot >= 0:
                                 cuda.atomic.add(proxy, slot, amount)
-                            else:
+                                woke = abs(amount) > threshold
+                            elif not (batched and unread[j] and _hold(batch, v, amount)):
                                 cuda.atomic.add(x, v, amount)
                                 if abs(amount) > threshold:
                                     changed[v] = 1
-                            woke = abs(amount) > threshold
+                                    woke = True
                             delivered += 1
                     elif kind == 1:
                         state = x[u]
@@ -229,9 +303,10 @@ def _walkers(proxies: bool, buckets: bool):
                                     woke = True
                                     delivered += 1
                             elif candidate < x[v]:
-                                cuda.atomic.min(x, v, candidate)
-                                changed[v] = 1
-                                woke = True
+                                if not (batched and unread[j] and _hold(batch, v, candidate)):
+                                    cuda.atomic.min(x, v, candidate)
+                                    changed[v] = 1
+                                    woke = True
                                 delivered += 1
                     elif sent[j] == 0.0 and (x[u] != 0.0 or (held >= 0 and count[u] - np.int64(proxy[held]) < k)):
                         sent[j] = 1.0
@@ -239,6 +314,8 @@ def _walkers(proxies: bool, buckets: bool):
                         if slot >= 0:
                             held_before = np.int64(cuda.atomic.add(proxy, slot, 1.0))
                             woke = x[v] == 0.0 and count[v] - held_before == k
+                        elif batched and unread[j] and _hold(batch, v, 1.0):
+                            pass  # (a vertex this chunk does not read: no sweep to wake)
                         elif cuda.atomic.add(count, v, -1) == k:
                             x[v] = 1.0
                             changed[v] = 1
@@ -254,49 +331,51 @@ def _walkers(proxies: bool, buckets: bool):
 
     @cuda.jit(device=True, inline=True)
     def walk_entry(i, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
-                   changed, pending, bound, width, sweeps, position_proxy, proxy):
+                   changed, pending, bound, width, sweeps, position_proxy, proxy, unread, batch):
         """Entry ``i`` of a round's ``selection`` walked: the chunk it lists (``listed``), or chunk
         ``i`` if its activity is set (cleared for the next round's wake); returns arcs loaded and
         delivered."""
         if listed:
             return walk(selection[i], kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold,
-                        changed, pending, bound, width, sweeps, position_proxy, proxy)
+                        changed, pending, bound, width, sweeps, position_proxy, proxy, unread, batch)
         if selection[i] != 0:
             selection[i] = 0
             return walk(i, kind, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
-                        pending, bound, width, sweeps, position_proxy, proxy)
+                        pending, bound, width, sweeps, position_proxy, proxy, unread, batch)
         return 0, 0
 
     @cuda.jit(device=True, inline=True)
     def walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
-                    pending, bound, width, sweeps, position_proxy, proxy):
+                    pending, bound, width, sweeps, position_proxy, proxy, unread, batch):
         """This thread's chunk of ``chunks`` walked (none past the end); returns arcs loaded and delivered."""
         i = thread_index()
         if i < chunks.shape[0]:
             return walk_entry(i, True, kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                              threshold, changed, pending, bound, width, sweeps, position_proxy, proxy)
+                              threshold, changed, pending, bound, width, sweeps, position_proxy, proxy, unread, batch)
         return 0, 0
 
     @cuda.jit(device=True, inline=True)
     def walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count, threshold, changed,
-                    pending, bound, width, sweeps, position_proxy, proxy):
+                    pending, bound, width, sweeps, position_proxy, proxy, unread, batch):
         """This thread's chunk of the layout walked if active (``activity``, cleared for the next
         round's wake); returns arcs loaded and delivered."""
         c = thread_index()
         if c < activity.shape[0]:
             return walk_entry(c, False, kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                              threshold, changed, pending, bound, width, sweeps, position_proxy, proxy)
+                              threshold, changed, pending, bound, width, sweeps, position_proxy, proxy, unread, batch)
         return 0, 0
 
     return walk_listed, walk_active, walk_entry
 
 
 # Without proxies the walks read neither ``position_proxy`` nor ``proxy``, without buckets neither
-# ``pending`` nor ``bound``: the rounds pass any arrays of the right kinds in their place
-# (``chunk_offsets`` and ``x``, ``changed`` and ``x``).
-_walk_listed, _walk_active, _walk_entry = _walkers(False, False)
-_walk_listed_proxies, _walk_active_proxies, _ = _walkers(True, False)
-_walk_listed_buckets, _walk_active_buckets, _ = _walkers(False, True)
+# ``pending`` nor ``bound``, without batches neither ``unread`` nor ``batch``: the rounds pass any
+# arrays of the right kinds in their place (``chunk_offsets`` and ``x``, ``changed`` and ``x``,
+# ``changed`` and ``(totals, x, totals)``).
+_walk_listed, _walk_active, _walk_entry = _walkers(False, False, False)
+_walk_listed_proxies, _walk_active_proxies, _ = _walkers(True, False, False)
+_walk_listed_buckets, _walk_active_buckets, _ = _walkers(False, True, False)
+_walk_listed_batched, _walk_active_batched, _ = _walkers(False, False, True)
 _NO_WIDTH = np.inf
 
 
@@ -309,7 +388,8 @@ def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, 
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
     loaded, delivered = _walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                     threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x)
+                                     threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x, changed,
+                                     (totals, x, totals))
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
@@ -324,7 +404,8 @@ def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, 
         block_totals[cuda.threadIdx.x] = 0
     cuda.syncthreads()
     loaded, delivered = _walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
-                                     threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x)
+                                     threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x, changed,
+                                     (totals, x, totals))
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
@@ -357,7 +438,8 @@ def path_round_balanced(kind, listed, selection, steal, cursors, parity, chunk_o
         if i >= end:
             break
         walked, sent_on = _walk_entry(i, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
-                                      count, threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x)
+                                      count, threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x,
+                                      changed, (totals, x, totals))
         loaded += walked
         delivered += sent_on
     while steal:
@@ -389,7 +471,7 @@ def path_round_balanced(kind, listed, selection, steal, cursors, parity, chunk_o
                 break
             walked, sent_on = _walk_entry(i, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent,
                                           x, count, threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets,
-                                          x)
+                                          x, changed, (totals, x, totals))
             loaded += walked
             delivered += sent_on
     _add_block_totals(block_totals, loaded, delivered, totals)
@@ -410,13 +492,63 @@ def path_round_proxies(kind, listed, selection, chunk_offsets, offsets, vertices
     if listed:
         loaded, delivered = _walk_listed_proxies(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
                                                  count, threshold, changed, changed, x, _NO_WIDTH, sweeps,
-                                                 position_proxy, proxy)
+                                                 position_proxy, proxy, changed, (totals, x, totals))
     else:
         loaded, delivered = _walk_active_proxies(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
                                                  count, threshold, changed, changed, x, _NO_WIDTH, sweeps,
-                                                 position_proxy, proxy)
+                                                 position_proxy, proxy, changed, (totals, x, totals))
     _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed)
     _add_block_totals(block_totals, loaded, delivered, totals)
+
+
+@cuda.jit(cache=True)
+def path_round_batched(kind, listed, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
+                       threshold, changed, sweeps, totals, unread):
+    """:func:`path_round` or :func:`path_round_active` (``listed`` as for
+    :func:`path_round_proxies`) with DiGraph's message batching (§3.2.2): an arc whose head the
+    walking chunk does not read (``unread[j]``) leaves its message in the block's shared memory,
+    and at the block's end the messages are arranged by destination partition and pushed
+    together (:func:`_push_batch`); a message that finds the batch full is delivered at once."""
+    block_totals = cuda.shared.array(2, np.int64)
+    held_vertex = cuda.shared.array(BATCH_SLOTS, np.int64)
+    held_value = cuda.shared.array(BATCH_SLOTS, np.float64)
+    offered = cuda.shared.array(1, np.int32)
+    batch = (held_vertex, held_value, offered)
+    if cuda.threadIdx.x < 2:
+        block_totals[cuda.threadIdx.x] = 0
+    if cuda.threadIdx.x == 0:
+        offered[0] = 0
+    cuda.syncthreads()
+    if listed:
+        loaded, delivered = _walk_listed_batched(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
+                                                 count, threshold, changed, changed, x, _NO_WIDTH, sweeps,
+                                                 chunk_offsets, x, unread, batch)
+    else:
+        loaded, delivered = _walk_active_batched(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
+                                                 count, threshold, changed, changed, x, _NO_WIDTH, sweeps,
+                                                 chunk_offsets, x, unread, batch)
+    _push_batch(kind, batch, x, count, threshold, changed)
+    _add_block_totals(block_totals, loaded, delivered, totals)
+
+
+@cuda.jit(cache=True)
+def unread_heads(chunk_offsets, offsets, vertices, arcs, unread):
+    """One thread per chunk: ``unread[j] = 1`` for each arc position ``j`` of the chunk whose head
+    ``vertices[j + 1]`` is at no other position of the chunk (so no step of the chunk's walk
+    reads the state it delivers: :func:`path_round_batched` may hold its message), else 0."""
+    c = thread_index()
+    if c < chunk_offsets.shape[0] - 1:
+        first = offsets[chunk_offsets[c]]
+        last = offsets[chunk_offsets[c + 1]]
+        for j in range(first, last):
+            alone = arcs[j] >= 0
+            if alone:
+                head = vertices[j + 1]
+                for q in range(first, last):
+                    if q != j + 1 and vertices[q] == head:
+                        alone = False
+                        break
+            unread[j] = 1 if alone else 0
 
 
 @cuda.jit(cache=True)
@@ -429,11 +561,11 @@ def path_round_buckets(kind, listed, selection, chunk_offsets, offsets, vertices
     if listed:
         loaded, delivered = _walk_listed_buckets(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
                                                  count, threshold, changed, pending, bound, width, sweeps,
-                                                 chunk_offsets, x)
+                                                 chunk_offsets, x, changed, (totals, x, totals))
     else:
         loaded, delivered = _walk_active_buckets(kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
                                                  count, threshold, changed, pending, bound, width, sweeps,
-                                                 chunk_offsets, x)
+                                                 chunk_offsets, x, changed, (totals, x, totals))
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
@@ -501,6 +633,7 @@ class Kernels:
         self.backend = backend
         self.position_proxy = backend.xp.empty(0, dtype=np.int16)
         self.proxy_vertex = backend.xp.empty(0, dtype=np.int64)
+        self.unread = None
         self.balance = "hardware"
         self.blocks = 0  # the balanced rounds' grid at most, and two rows of a cursor per block
         self.cursors = None
@@ -512,6 +645,17 @@ class Kernels:
         what the proxies hold; ``position_proxy[j]``: the slot of the vertex at position ``j`` of
         the layout's ``vertices``, or -1 (device arrays)."""
         self.position_proxy, self.proxy_vertex = position_proxy, proxy_vertex
+
+    def with_batching(self, unread):
+        """Plain rounds from now on run as :func:`path_round_batched`; ``unread``: the device
+        array of :func:`unread_heads` for the layout."""
+        self.unread = unread
+
+    def unread_heads(self, chunk_offsets, offsets, vertices, arcs):
+        """The flags of :func:`unread_heads` for a layout's device arrays (a new uint8 array)."""
+        unread = self.backend.xp.zeros(vertices.size, dtype=np.uint8)
+        self._launch(unread_heads, chunk_offsets.size - 1, chunk_offsets, offsets, vertices, arcs, unread)
+        return unread
 
     def with_balance(self, balance: str):
         """Plain rounds from now on run as :func:`path_round_balanced`: ``"static"`` (each block
@@ -555,8 +699,9 @@ class Kernels:
     def _walk_round(self, plain, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
                     threshold, changed, buckets, sweeps, totals):
         """A round of ``plain`` (:func:`path_round` if ``listed``, else :func:`path_round_active`),
-        or of the kernel with buckets (:func:`path_round_buckets`) or proxies
-        (:func:`path_round_proxies`) when the run has them."""
+        or of the kernel with buckets (:func:`path_round_buckets`), proxies
+        (:func:`path_round_proxies`), batches (:func:`path_round_batched`) or stretches of chunks
+        (:func:`path_round_balanced`) when the run has them."""
         arrays = (selection, chunk_offsets, offsets, vertices, values, sent, x, count, np.float64(threshold), changed)
         tail = (np.int64(sweeps), totals)
         if buckets is not None:
@@ -565,6 +710,8 @@ class Kernels:
         elif self.proxy_vertex.size:
             self._launch(path_round_proxies, selection.size, np.int64(kind), listed, *arrays, *tail,
                          self.position_proxy, self.proxy_vertex)
+        elif self.unread is not None:
+            self._launch(path_round_batched, selection.size, np.int64(kind), listed, *arrays, *tail, self.unread)
         elif self.balance != "hardware" and selection.size:
             blocks = min(self.blocks, self.backend.blocks_for(selection.size))
             launch_cuda_grid(path_round_balanced, self.backend, blocks, self.backend.threads_per_block(),

@@ -33,7 +33,8 @@ device and allocating the state, before the rounds); ``preprocessing_seconds`` (
 path layout when this run built it; 0 for the vertex-centric schedules and for a layout kept on
 the graph from an earlier run); ``layout_seconds`` (what building the layout took, either way);
 ``compile_seconds``; ``converged``; with ``profile=True``, ``walk_seconds``; for the path
-schedules ``proxy_vertices`` (vertices with shared-memory proxies, ``solve(proxies=...)``).
+schedules ``proxy_vertices`` (vertices with shared-memory proxies, ``solve(proxies=...)``) and
+``batched`` (whether the rounds batched their messages, ``solve(batching=True)``).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
           priority_min_chunks: int = config.PATH_PRIORITY_MIN_CHUNKS, layered: bool = False,
           sweeps: int = config.PATH_CHUNK_SWEEPS, pieces: int = config.PATH_PIECES, profile: bool = False,
           proxies: int | None = None, bucket_width: float | None = None, layout: str | None = None,
-          balance: str | None = None, **parameters) -> Result:
+          balance: str | None = None, batching: bool = False, **parameters) -> Result:
     """Run ``algorithm`` on ``graph`` with the path engine (or a baseline schedule).
 
     Parameters
@@ -127,6 +128,14 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         others' (DiGraph's work stealing, §3.2.2). ``None``: :data:`gpugraph.config.PATH_BALANCE`.
         Without proxies and buckets only (``proxies=0`` for MIN programs); the CPU's rounds take
         chunks from a dynamic schedule whatever it says.
+    batching:
+        Path schedules on a GPU: DiGraph's message batching (§3.2.2). A thread block holds the
+        messages of the arcs whose heads its chunks do not read in shared memory
+        (:data:`gpugraph.config.PATH_BATCH_SLOTS`) and pushes them at its end arranged by
+        destination partition; the arcs into vertices a chunk reads deliver at once. Off by
+        default (measured in docs/path-engine.md, "Message batching"). Plain rounds only: no
+        proxies (``proxies=None`` then means none), buckets or ``balance`` other than
+        ``"hardware"``. The CPU ignores it; ``stats["batched"]`` says whether it ran.
     **parameters:
         The algorithm's parameters.
 
@@ -165,7 +174,7 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
     else:
         program = make_program(graph, algorithm, **parameters)
     if proxies is None:
-        proxies = config.PATH_MIN_PROXY_VERTICES if program.kind == MIN else 0
+        proxies = config.PATH_MIN_PROXY_VERTICES if program.kind == MIN and not batching else 0
     bucket_width = _bucket_width(program, bucket_width)
     stats = {"schedule": schedule, "preprocessing_seconds": 0.0}
     path = None
@@ -189,8 +198,9 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
                 rounds = _PathRounds(backend, kernels, program, path, schedule == "path", layered=bool(layered),
                                      priority_min_chunks=int(priority_min_chunks), sweeps=int(sweeps),
                                      profile=bool(profile), proxies=int(proxies), bucket_width=bucket_width,
-                                     balance=balance)
+                                     balance=balance, batching=bool(batching))
                 stats["proxy_vertices"] = rounds.proxies
+                stats["batched"] = rounds.batching
                 if rounds.buckets is not None:
                     stats["bucket_width"] = bucket_width
         backend.synchronize()
@@ -298,6 +308,16 @@ def _hottest_arc_targets(layout, num_vertices: int, proxies: int):
     return slot[layout.vertices], hot
 
 
+def _unread_heads(layout, kernels, rounds):
+    """The flags of ``_rounds_cuda.unread_heads`` for ``layout`` (the arcs whose heads their
+    chunk does not read), worked out on the device once and kept on the layout."""
+    kept = layout.__dict__
+    if "_unread_heads" not in kept:
+        kept["_unread_heads"] = kernels.unread_heads(rounds.chunk_offsets, rounds.offsets, rounds.vertices,
+                                                     rounds.backend.asarray(layout.arcs))
+    return kept["_unread_heads"]
+
+
 @dataclass
 class _Buckets:
     """A MIN program's buckets of states (device arrays): a round sends only the states within
@@ -315,7 +335,7 @@ class _PathRounds:
 
     def __init__(self, backend, kernels, program, layout, prioritised: bool, *, layered: bool,
                  priority_min_chunks: int, sweeps: int, profile: bool, proxies: int, bucket_width: float,
-                 balance: str):
+                 balance: str, batching: bool):
         xp = backend.xp
         self.xp, self.kernels, self.program, self.prioritised = xp, kernels, program, prioritised
         arcs = layout.arcs  # E_val along the paths, worked out where the layout is, then copied once
@@ -360,6 +380,12 @@ class _PathRounds:
                 raise InvalidParameterError(f"balance={balance!r} runs plain rounds: without proxies and buckets "
                                             f"(pass proxies=0 and no bucket_width)")
             kernels.with_balance(balance)
+        self.batching = batching and backend.is_cuda
+        if self.batching:
+            if self.proxies or self.buckets is not None or balance != "hardware":
+                raise InvalidParameterError("batching runs plain rounds: without proxies, buckets and balance "
+                                            "(pass proxies=0, no bucket_width and balance='hardware')")
+            kernels.with_batching(_unread_heads(layout, kernels, self))
 
     def _dispatch(self, active):
         """The active chunks (in stored, layer order) this round runs. Layered: only the lowest
