@@ -198,6 +198,13 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="with --engine path or path-w: build the path layout on the host's cores (Algorithm 1 "
                           "with linking and layers) or on the graph's device (many pieces, one layer); default: "
                           "device on a GPU, host on the CPU")
+    run.add_argument("--proxies", type=int, default=None, metavar="N",
+                     help="with --engine path or path-w on a GPU: shared-memory proxies for the N vertices with the "
+                          "most path arcs into them (default: 64 for sssp, none otherwise; 0 to 512)")
+    run.add_argument("--batching", action="store_true",
+                     help="with --engine path or path-w on a GPU: hold messages in shared memory and push them by "
+                          "destination partition (DiGraph's message batching; slower for pagerank, see "
+                          "docs/path-engine.md)")
     run.add_argument("--gpus", type=int, default=None, metavar="N",
                      help="run bfs, sssp, wcc, pagerank or kcore on N ranks of this host: one GPU each, "
                           "or N CPU processes over Gloo with --device cpu (docs/distributed.md); under "
@@ -529,8 +536,10 @@ def _runner(args, spec, module, graph, parameters):
         return _distributed_runner(args, spec, graph, parameters)
     if args.bucket_width is not None and (spec.name != "sssp" or args.engine not in ("path", "path-w")):
         raise InvalidParameterError("--bucket-width applies to sssp with --engine path or path-w")
-    if args.layout is not None and args.engine not in ("path", "path-w"):
-        raise InvalidParameterError("--layout applies to --engine path or path-w")
+    for flag, given in (("--layout", args.layout is not None), ("--proxies", args.proxies is not None),
+                        ("--batching", args.batching)):
+        if given and args.engine not in ("path", "path-w"):
+            raise InvalidParameterError(f"{flag} applies to --engine path or path-w")
     if args.engine is None:
         if args.k is not None:
             raise InvalidParameterError("--k applies to kcore with --engine")
@@ -548,6 +557,10 @@ def _runner(args, spec, module, graph, parameters):
         parameters["bucket_width"] = args.bucket_width
     if args.layout is not None:
         parameters["layout"] = args.layout
+    if args.proxies is not None:
+        parameters["proxies"] = args.proxies
+    if args.batching:
+        parameters["batching"] = True
     value = {"pagerank": "rank", "adsorption": "score", "sssp": "distance", "kcore": "in_core"}[spec.name]
     return (lambda: solve(graph, spec.name, schedule=args.engine, **parameters)), value
 

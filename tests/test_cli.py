@@ -1,5 +1,6 @@
 """The command line: help everywhere, one-line errors with non-zero exit, atomic outputs."""
 
+import re
 import subprocess
 import sys
 
@@ -89,6 +90,15 @@ def test_run_on_the_path_engine(capsys, tmp_path):
     assert output.read_text().splitlines() == ["10\t0", "20\t1", "30\t3"]
     code, _, err = run_cli(capsys, "run", "sssp", str(edges), "--source", "10", "--layout", "device", "--device", "cpu")
     assert code != 0 and "--layout applies to --engine path" in err and "Traceback" not in err
+    code, out, err = run_cli(capsys, "run", "sssp", str(edges), "--source", "10", "--engine", "path", "--proxies", "0",
+                             "--batching", "-o", str(output), "--device", "cpu")  # (the CPU ignores both)
+    assert code == 0 and re.search(r"proxy_vertices +0\n", out) and re.search(r"batched +False\n", out), (out, err)
+    assert output.read_text().splitlines() == ["10\t0", "20\t1", "30\t3"]
+    for bad, message in ((("--proxies", "4"), "--proxies applies to --engine path"),
+                         (("--batching",), "--batching applies to --engine path"),
+                         (("--engine", "path", "--proxies", "999"), "proxies must be in [0, 512]")):
+        code, _, err = run_cli(capsys, "run", "sssp", str(edges), "--source", "10", *bad, "--device", "cpu")
+        assert code != 0 and message in err and "Traceback" not in err, bad
     code, _, err = run_cli(capsys, "run", "pagerank", str(edges), "--engine", "path", "--max-iterations", "3",
                            "--device", "cpu")
     assert code != 0 and "not max_iterations" in err
