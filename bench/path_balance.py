@@ -1,8 +1,8 @@
 """How the path engine's GPU rounds spread their chunks over the SMs: the block scheduler, static
 stretches per block, and stretches with work stealing (``solve(balance=...)``, DiGraph §3.2.2).
 
-For each table graph and algorithm (``path`` and ``path-w``, no proxies, so that every round is
-a plain one), the three balances run in turn ``--repeat`` times after a warm-up, each answer
+For each table graph and algorithm (``path`` and ``path-w``, no proxies unless ``--proxies``
+says how many), the three balances run in turn ``--repeat`` times after a warm-up, each answer
 checked against ``bsp``'s; the medians, rounds and vertex updates are printed as a table and
 saved with every run's time.
 
@@ -32,6 +32,7 @@ def main() -> int:
     parser.add_argument("--algorithms", default=",".join(ALGORITHMS))
     parser.add_argument("--schedules", default="path,path-w")
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--proxies", type=int, default=0, help="shared-memory proxy vertices of every run")
     parser.add_argument("--device", default="cuda", help="cpu: a rehearsal (the CPU ignores the balance)")
     parser.add_argument("--out")
     args = parser.parse_args()
@@ -47,7 +48,8 @@ def main() -> int:
                 runs = {balance: [] for balance in BALANCES}
                 for attempt in range(args.repeat + 1):  # the balances in turn; the first round of runs warms up
                     for balance in BALANCES:
-                        result = solve(graph, algorithm, schedule=schedule, balance=balance, proxies=0, **given)
+                        result = solve(graph, algorithm, schedule=schedule, balance=balance, proxies=args.proxies,
+                                       **given)
                         value = next(iter(result.values.values()))
                         err = error(algorithm, value, expected)
                         if err > TOLERANCE[algorithm]:
@@ -57,6 +59,7 @@ def main() -> int:
                 medians = {balance: statistics.median(s["seconds"] for s in stats) for balance, stats in runs.items()}
                 for balance, stats in runs.items():
                     rows.append({"graph": name, "algorithm": algorithm, "schedule": schedule, "balance": balance,
+                                 "proxies": args.proxies,
                                  "seconds": medians[balance], "seconds_runs": [s["seconds"] for s in stats],
                                  "rounds": stats[-1]["rounds"], "vertex_updates": stats[-1]["vertex_updates"]})
                 print(f"| {name} | {algorithm} | {schedule} | "

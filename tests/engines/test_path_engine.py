@@ -233,28 +233,31 @@ def test_blocks_owning_stretches_of_chunks_with_and_without_stealing_keep_every_
                                                                                        monkeypatch):
     """``balance="static"`` and ``"stealing"``: a grid of blocks, each taking its stretch of the
     round's chunks through its cursor (and then, stealing, half of what is left of the nearest
-    block's with chunks left), gives the same answers, launched ahead, and for k-core (few
-    rounds) also statically and listed by the host (``profile``); blocks of 32 threads, so that the simulator
-    runs several blocks and their cursors' two rows alternate between rounds."""
+    block's with chunks left), gives the same answers, launched ahead, for SSSP also with proxies,
+    and for k-core (few rounds) also statically and listed by the host (``profile``); blocks of
+    32 threads, so that the simulator runs several blocks and their cursors' two rows alternate
+    between rounds."""
     from gpugraph import config
 
     monkeypatch.setattr(config, "CUDA_THREADS_PER_BLOCK", 32)
     graph = random_graph(n=40, m=240, seed=3, device="cuda", weighted=algorithm == "sssp")
     parameters = {**parameters, "k": 6} if algorithm == "kcore" else parameters
-    variants = (("stealing", False),) if algorithm != "kcore" else (("static", False), ("stealing", True))
-    for balance, profile in variants:
-        result = solve(graph, algorithm, schedule="path", balance=balance, proxies=0, chunk_arcs=2, profile=profile,
-                       **parameters)
+    variants = {"adsorption": (("stealing", False, 0),), "sssp": (("stealing", False, 0), ("stealing", False, 6)),
+                "kcore": (("static", False, 0), ("stealing", True, 0))}[algorithm]
+    for balance, profile, proxies in variants:
+        result = solve(graph, algorithm, schedule="path", balance=balance, proxies=proxies, chunk_arcs=2,
+                       profile=profile, **parameters)
         assert result.stats["converged"] and result.stats["chunks"] > 2 * 32
+        assert result.stats["proxy_vertices"] == proxies
         assert_same_answer(graph, algorithm, result, parameters)
 
 
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
-def test_work_stealing_refuses_proxies_on_a_gpu():
-    graph = random_graph(n=24, m=90, seed=2, device="cuda")
-    with pytest.raises(InvalidParameterError, match="without proxies and buckets"):
-        solve(graph, "sssp", schedule="path", balance="stealing", proxies=4, source=0)
+def test_work_stealing_refuses_buckets_on_a_gpu():
+    graph = random_graph(n=24, m=90, seed=2, device="cuda", weighted=True)
+    with pytest.raises(InvalidParameterError, match="without buckets"):
+        solve(graph, "sssp", schedule="path", balance="stealing", bucket_width=2.0, source=0)
 
 
 @pytest.mark.cudasim

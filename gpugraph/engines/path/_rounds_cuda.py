@@ -28,7 +28,8 @@ the hardware, a round can run on a grid of blocks that each own an equal stretch
 chunks (the partitions of DiGraph's SMXs), their threads taking the stretch's chunks one by one
 through the block's cursor; with stealing, a block whose stretch is done takes half of what is
 left of the nearest of the next blocks with chunks left, again until none has any
-(``path_round_balanced``).
+(``path_round_balanced``; with proxies, ``path_round_balanced_proxies``: a block's proxies then
+combine the deliveries of the walks of its stretch).
 """
 
 from __future__ import annotations
@@ -373,7 +374,7 @@ def _walkers(proxies: bool, buckets: bool, batched: bool):
 # arrays of the right kinds in their place (``chunk_offsets`` and ``x``, ``changed`` and ``x``,
 # ``changed`` and ``(totals, x, totals)``).
 _walk_listed, _walk_active, _walk_entry = _walkers(False, False, False)
-_walk_listed_proxies, _walk_active_proxies, _ = _walkers(True, False, False)
+_walk_listed_proxies, _walk_active_proxies, _walk_entry_proxies = _walkers(True, False, False)
 _walk_listed_buckets, _walk_active_buckets, _ = _walkers(False, True, False)
 _walk_listed_batched, _walk_active_batched, _ = _walkers(False, False, True)
 _NO_WIDTH = np.inf
@@ -409,6 +410,75 @@ def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, 
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
+def _balanced(walk_entry):
+    """The work of a block of a round whose entries are split into equal stretches, one to each
+    block of the grid (:func:`path_round_balanced`'s docstring), each entry walked by
+    ``walk_entry`` (the plain walkers' or the proxies'); returns the block's thread's arcs
+    loaded and delivered."""
+
+    @cuda.jit(device=True, inline=True)
+    def run(kind, listed, selection, steal, cursors, parity, chunk_offsets, offsets, vertices, values, sent, x, count,
+            threshold, changed, sweeps, position_proxy, proxy):
+        stolen = cuda.shared.array(3, np.int64)  # the nearest block with entries left; the stolen range
+        blocks = cuda.gridDim.x
+        for i in range(thread_index(), cursors.shape[1], blocks * cuda.blockDim.x):
+            cursors[1 - parity, i] = 0
+        items = selection.shape[0]
+        stretch = (items + blocks - 1) // blocks
+        loaded = 0
+        delivered = 0
+        start = cuda.blockIdx.x * stretch
+        end = min(start + stretch, items)
+        while True:
+            i = start + cuda.atomic.add(cursors, (parity, cuda.blockIdx.x), 1)
+            if i >= end:
+                break
+            walked, sent_on = walk_entry(i, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
+                                         count, threshold, changed, changed, x, _NO_WIDTH, sweeps, position_proxy,
+                                         proxy, changed, (chunk_offsets, x, chunk_offsets))
+            loaded += walked
+            delivered += sent_on
+        while steal:
+            cuda.syncthreads()  # the last range shared out before it is replaced
+            if cuda.threadIdx.x == 0:
+                stolen[0] = blocks
+            cuda.syncthreads()
+            distance = 1 + cuda.threadIdx.x
+            if distance <= STEAL_NEIGHBOURS and distance < blocks:
+                other = (cuda.blockIdx.x + distance) % blocks
+                if other * stretch + cuda.atomic.add(cursors, (parity, other), 0) < min((other + 1) * stretch, items):
+                    cuda.atomic.min(stolen, 0, distance)
+            cuda.syncthreads()
+            if cuda.threadIdx.x == 0:
+                stolen[2] = -1  # nothing left anywhere
+                if stolen[0] < blocks:  # (a range from past its end, empty, if another block took the rest first)
+                    other = (cuda.blockIdx.x + stolen[0]) % blocks
+                    first = other * stretch
+                    last = min(first + stretch, items)
+                    take = max((last - first - cuda.atomic.add(cursors, (parity, other), 0)) // 2, 1)
+                    stolen[1] = first + cuda.atomic.add(cursors, (parity, other), take)
+                    stolen[2] = min(stolen[1] + take, last)
+            cuda.syncthreads()
+            if stolen[2] < 0:
+                break
+            while True:
+                i = cuda.atomic.add(stolen, 1, 1)
+                if i >= stolen[2]:
+                    break
+                walked, sent_on = walk_entry(i, listed, kind, selection, chunk_offsets, offsets, vertices, values,
+                                             sent, x, count, threshold, changed, changed, x, _NO_WIDTH, sweeps,
+                                             position_proxy, proxy, changed, (chunk_offsets, x, chunk_offsets))
+                loaded += walked
+                delivered += sent_on
+        return loaded, delivered
+
+    return run
+
+
+_balanced_plain = _balanced(_walk_entry)
+_balanced_proxies = _balanced(_walk_entry_proxies)
+
+
 @cuda.jit(cache=True)
 def path_round_balanced(kind, listed, selection, steal, cursors, parity, chunk_offsets, offsets, vertices, values,
                         sent, x, count, threshold, changed, sweeps, totals):
@@ -423,57 +493,27 @@ def path_round_balanced(kind, listed, selection, steal, cursors, parity, chunk_o
     zero row ``1 - parity``, the next round's cursors (this round's were zeroed by the last
     round, which ran before it)."""
     block_totals = _cleared_block_totals()
-    stolen = cuda.shared.array(3, np.int64)  # the nearest block with entries left; the stolen range
-    blocks = cuda.gridDim.x
-    for i in range(thread_index(), cursors.shape[1], blocks * cuda.blockDim.x):
-        cursors[1 - parity, i] = 0
-    items = selection.shape[0]
-    stretch = (items + blocks - 1) // blocks
-    loaded = 0
-    delivered = 0
-    start = cuda.blockIdx.x * stretch
-    end = min(start + stretch, items)
-    while True:
-        i = start + cuda.atomic.add(cursors, (parity, cuda.blockIdx.x), 1)
-        if i >= end:
-            break
-        walked, sent_on = _walk_entry(i, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent, x,
-                                      count, threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x,
-                                      changed, (totals, x, totals))
-        loaded += walked
-        delivered += sent_on
-    while steal:
-        cuda.syncthreads()  # the last range shared out before it is replaced
-        if cuda.threadIdx.x == 0:
-            stolen[0] = blocks
-        cuda.syncthreads()
-        distance = 1 + cuda.threadIdx.x
-        if distance <= STEAL_NEIGHBOURS and distance < blocks:
-            other = (cuda.blockIdx.x + distance) % blocks
-            if other * stretch + cuda.atomic.add(cursors, (parity, other), 0) < min((other + 1) * stretch, items):
-                cuda.atomic.min(stolen, 0, distance)
-        cuda.syncthreads()
-        if cuda.threadIdx.x == 0:
-            stolen[2] = -1  # nothing left anywhere
-            if stolen[0] < blocks:  # (a range from past its end, empty, if another block took the rest first)
-                other = (cuda.blockIdx.x + stolen[0]) % blocks
-                first = other * stretch
-                last = min(first + stretch, items)
-                take = max((last - first - cuda.atomic.add(cursors, (parity, other), 0)) // 2, 1)
-                stolen[1] = first + cuda.atomic.add(cursors, (parity, other), take)
-                stolen[2] = min(stolen[1] + take, last)
-        cuda.syncthreads()
-        if stolen[2] < 0:
-            break
-        while True:
-            i = cuda.atomic.add(stolen, 1, 1)
-            if i >= stolen[2]:
-                break
-            walked, sent_on = _walk_entry(i, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent,
-                                          x, count, threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets,
-                                          x, changed, (totals, x, totals))
-            loaded += walked
-            delivered += sent_on
+    loaded, delivered = _balanced_plain(kind, listed, selection, steal, cursors, parity, chunk_offsets, offsets,
+                                        vertices, values, sent, x, count, threshold, changed, sweeps, chunk_offsets, x)
+    _add_block_totals(block_totals, loaded, delivered, totals)
+
+
+@cuda.jit(cache=True)
+def path_round_balanced_proxies(kind, listed, selection, steal, cursors, parity, chunk_offsets, offsets, vertices,
+                                values, sent, x, count, threshold, changed, sweeps, totals, position_proxy,
+                                proxy_vertex):
+    """:func:`path_round_balanced` through the block's shared-memory proxies of ``proxy_vertex``
+    (as :func:`path_round_proxies`): a block owning a stretch of chunks combines its walks'
+    deliveries to the hot vertices and applies them at its end."""
+    block_totals = cuda.shared.array(2, np.int64)
+    proxy = cuda.shared.array(PROXY_SLOTS, np.float64)
+    if cuda.threadIdx.x < 2:
+        block_totals[cuda.threadIdx.x] = 0
+    _clear_proxies(kind, proxy, proxy_vertex)
+    loaded, delivered = _balanced_proxies(kind, listed, selection, steal, cursors, parity, chunk_offsets, offsets,
+                                          vertices, values, sent, x, count, threshold, changed, sweeps,
+                                          position_proxy, proxy)
+    _apply_proxies(kind, proxy, proxy_vertex, x, count, threshold, changed)
     _add_block_totals(block_totals, loaded, delivered, totals)
 
 
@@ -658,9 +698,10 @@ class Kernels:
         return unread
 
     def with_balance(self, balance: str):
-        """Plain rounds from now on run as :func:`path_round_balanced`: ``"static"`` (each block
-        its stretch of chunks) or ``"stealing"`` (and then the others'); ``"hardware"``: a
-        thread per chunk, handed out by the block scheduler."""
+        """Rounds without buckets from now on run as :func:`path_round_balanced` (or
+        :func:`path_round_balanced_proxies`): ``"static"`` (each block its stretch of chunks) or
+        ``"stealing"`` (and then the others'); ``"hardware"``: a thread per chunk, handed out by
+        the block scheduler."""
         self.balance = balance
         if balance != "hardware":
             self.blocks = self.backend.multiprocessors() * (config.CUDA_THREADS_PER_SM //
@@ -699,25 +740,29 @@ class Kernels:
     def _walk_round(self, plain, listed, kind, selection, chunk_offsets, offsets, vertices, values, sent, x, count,
                     threshold, changed, buckets, sweeps, totals):
         """A round of ``plain`` (:func:`path_round` if ``listed``, else :func:`path_round_active`),
-        or of the kernel with buckets (:func:`path_round_buckets`), proxies
-        (:func:`path_round_proxies`), batches (:func:`path_round_batched`) or stretches of chunks
-        (:func:`path_round_balanced`) when the run has them."""
+        or of the kernel with buckets (:func:`path_round_buckets`), batches
+        (:func:`path_round_batched`), stretches of chunks (:func:`path_round_balanced`, with
+        proxies :func:`path_round_balanced_proxies`) or proxies (:func:`path_round_proxies`) when
+        the run has them."""
         arrays = (selection, chunk_offsets, offsets, vertices, values, sent, x, count, np.float64(threshold), changed)
         tail = (np.int64(sweeps), totals)
         if buckets is not None:
             self._launch(path_round_buckets, selection.size, np.int64(kind), listed, *arrays, buckets.pending,
                          buckets.bound, np.float64(buckets.width), *tail)
-        elif self.proxy_vertex.size:
-            self._launch(path_round_proxies, selection.size, np.int64(kind), listed, *arrays, *tail,
-                         self.position_proxy, self.proxy_vertex)
         elif self.unread is not None:
             self._launch(path_round_batched, selection.size, np.int64(kind), listed, *arrays, *tail, self.unread)
         elif self.balance != "hardware" and selection.size:
             blocks = min(self.blocks, self.backend.blocks_for(selection.size))
-            launch_cuda_grid(path_round_balanced, self.backend, blocks, self.backend.threads_per_block(),
-                             np.int64(kind), listed, arrays[0], self.balance == "stealing", self.cursors,
-                             np.int64(self.parity), *arrays[1:], *tail)
+            kernel, hot = path_round_balanced, ()
+            if self.proxy_vertex.size:
+                kernel, hot = path_round_balanced_proxies, (self.position_proxy, self.proxy_vertex)
+            launch_cuda_grid(kernel, self.backend, blocks, self.backend.threads_per_block(), np.int64(kind), listed,
+                             arrays[0], self.balance == "stealing", self.cursors, np.int64(self.parity), *arrays[1:],
+                             *tail, *hot)
             self.parity = 1 - self.parity
+        elif self.proxy_vertex.size:
+            self._launch(path_round_proxies, selection.size, np.int64(kind), listed, *arrays, *tail,
+                         self.position_proxy, self.proxy_vertex)
         else:
             self._launch(plain, selection.size, np.int64(kind), *arrays, *tail)
 

@@ -126,8 +126,8 @@ def solve(graph, algorithm, *, schedule: str = "path", max_rounds: int = config.
         up; ``"static"``: a grid of blocks each owning an equal stretch of the round's chunks;
         ``"stealing"``: those stretches, and a block whose stretch is done steals from the
         others' (DiGraph's work stealing, §3.2.2). ``None``: :data:`gpugraph.config.PATH_BALANCE`.
-        Without proxies and buckets only (``proxies=0`` for MIN programs); the CPU's rounds take
-        chunks from a dynamic schedule whatever it says.
+        Without buckets only (with proxies, a block's proxies combine the deliveries of its
+        stretch's walks); the CPU's rounds take chunks from a dynamic schedule whatever it says.
     batching:
         Path schedules on a GPU: DiGraph's message batching (§3.2.2). A thread block holds the
         messages of the arcs whose heads its chunks do not read in shared memory
@@ -376,9 +376,8 @@ class _PathRounds:
                 kernels.with_proxies(backend.asarray(position_proxy), backend.asarray(hot))
             self.proxies = int(hot.size)
         if balance != "hardware" and backend.is_cuda:
-            if self.proxies or self.buckets is not None:
-                raise InvalidParameterError(f"balance={balance!r} runs plain rounds: without proxies and buckets "
-                                            f"(pass proxies=0 and no bucket_width)")
+            if self.buckets is not None:
+                raise InvalidParameterError(f"balance={balance!r} runs rounds without buckets (pass no bucket_width)")
             kernels.with_balance(balance)
         self.batching = batching and backend.is_cuda
         if self.batching:
