@@ -36,6 +36,7 @@ TOP_LEVEL = "gpugraph"
 PACKAGES = (
     "gpugraph.algorithms",
     "gpugraph.distributed",
+    "gpugraph.engines",
     "gpugraph.errors",
     "gpugraph.graph500",
     "gpugraph.io",

@@ -53,6 +53,8 @@ from gpugraph.engines.path.layout import build_layout
 from gpugraph.engines.path.programs import MIN, SUM, PathProgram, make_program
 from gpugraph.errors import InvalidParameterError
 
+#: What :func:`solve` runs: the synchronous baselines, plain asynchronous rounds (DiGraph-t), and
+#: the path rounds without (``path-w``) and with (``path``) priority scheduling.
 SCHEDULES = ("bsp", "bsp-delta", "async", "path-w", "path")
 #: How the GPU path rounds spread their chunks over the SMs (``solve(balance=...)``).
 BALANCES = ("hardware", "static", "stealing")
