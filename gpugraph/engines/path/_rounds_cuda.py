@@ -268,20 +268,20 @@ def _walkers(proxies: bool, buckets: bool, batched: bool):
                 for j in range(offsets[p], offsets[p + 1] - 1):
                     u = vertices[j]
                     v = vertices[j + 1]
-                    held = position_proxy[j] if proxies else -1
-                    slot = position_proxy[j + 1] if proxies else -1
+                    tail_slot = position_proxy[j] if proxies else -1
+                    head_slot = position_proxy[j + 1] if proxies else -1
                     loaded += 1
                     woke = False
                     if kind == 0:
                         state = x[u]
-                        if held >= 0:
-                            state += proxy[held]
+                        if tail_slot >= 0:
+                            state += proxy[tail_slot]
                         change = state - sent[j]
                         if abs(change) > threshold:
                             sent[j] = state
                             amount = values[j] * change
-                            if slot >= 0:
-                                cuda.atomic.add(proxy, slot, amount)
+                            if head_slot >= 0:
+                                cuda.atomic.add(proxy, head_slot, amount)
                                 woke = abs(amount) > threshold
                             elif not (batched and unread[j] and _hold(batch, v, amount)):
                                 cuda.atomic.add(x, v, amount)
@@ -291,16 +291,16 @@ def _walkers(proxies: bool, buckets: bool, batched: bool):
                             delivered += 1
                     elif kind == 1:
                         state = x[u]
-                        if held >= 0:
-                            state = min(state, proxy[held])
+                        if tail_slot >= 0:
+                            state = min(state, proxy[tail_slot])
                         if buckets and state < sent[j] and state > limit:
                             pending[u] = 1
                         elif state < sent[j]:
                             sent[j] = state
                             candidate = state + values[j]
-                            if slot >= 0:
-                                if candidate < x[v] and candidate < proxy[slot]:
-                                    cuda.atomic.min(proxy, slot, candidate)
+                            if head_slot >= 0:
+                                if candidate < x[v] and candidate < proxy[head_slot]:
+                                    cuda.atomic.min(proxy, head_slot, candidate)
                                     woke = True
                                     delivered += 1
                             elif candidate < x[v]:
@@ -309,12 +309,13 @@ def _walkers(proxies: bool, buckets: bool, batched: bool):
                                     changed[v] = 1
                                     woke = True
                                 delivered += 1
-                    elif sent[j] == 0.0 and (x[u] != 0.0 or (held >= 0 and count[u] - np.int64(proxy[held]) < k)):
+                    elif sent[j] == 0.0 and (x[u] != 0.0
+                                             or (tail_slot >= 0 and count[u] - np.int64(proxy[tail_slot]) < k)):
                         sent[j] = 1.0
                         delivered += 1
-                        if slot >= 0:
-                            held_before = np.int64(cuda.atomic.add(proxy, slot, 1.0))
-                            woke = x[v] == 0.0 and count[v] - held_before == k
+                        if head_slot >= 0:
+                            counted = np.int64(cuda.atomic.add(proxy, head_slot, 1.0))
+                            woke = x[v] == 0.0 and count[v] - counted == k
                         elif batched and unread[j] and _hold(batch, v, 1.0):
                             pass  # (a vertex this chunk does not read: no sweep to wake)
                         elif cuda.atomic.add(count, v, -1) == k:
