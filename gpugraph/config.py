@@ -292,7 +292,7 @@ PATH_MIN_PROXY_VERTICES = 64
 PATH_PROXY_SLOTS = 512
 #: Message batching in the CUDA path rounds (DiGraph §3.2.2, ``solve(batching=True)``; off by
 #: default): a block holds up to this many messages (arcs into vertices its chunk does not read)
-#: in shared memory, 18 bytes each, and pushes them at its end arranged by destination partition.
+#: in shared memory, 20 bytes each, and pushes them at its end arranged by destination partition.
 PATH_BATCH_SLOTS = 1024
 #: Destination partitions (equal ranges of vertex ids) a block arranges its held messages by.
 PATH_BATCH_PARTITIONS = 32

@@ -45,7 +45,7 @@ cuda = load_numba_cuda()
 
 #: Shared-memory proxy slots of a block (a compile-time size; ``config.PATH_PROXY_SLOTS``).
 PROXY_SLOTS = config.PATH_PROXY_SLOTS
-#: Messages a block of ``path_round_batched`` holds for its push (``config.PATH_BATCH_SLOTS``; 18
+#: Messages a block of ``path_round_batched`` holds for its push (``config.PATH_BATCH_SLOTS``; 20
 #: bytes of shared memory each) and the destination partitions it arranges them by
 #: (``config.PATH_BATCH_PARTITIONS``).
 BATCH_SLOTS = config.PATH_BATCH_SLOTS
