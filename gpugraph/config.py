@@ -286,7 +286,8 @@ PATH_PIECES = 8
 #: and 0.87x on Slashdot with 64 (256 and 512 alike); k-core 0.82x on cnr-2000 but 0.70-1.21x
 #: on Slashdot's ~1.4 ms runs. Since the walks read a hot vertex with what its proxy holds
 #: (2026-11-27, one H200), PageRank and adsorption keep their rounds with 64 proxies and take
-#: 0.81-0.99x the time on cnr-2000 but 1.07-1.10x on Slashdot: no default for them.
+#: 0.81-0.99x the time on cnr-2000 but 1.07-1.10x on Slashdot, 1.1-2.5x on RMAT-20, wiki-Vote
+#: and pace-FLA: no default for them.
 PATH_MIN_PROXY_VERTICES = 64
 #: Shared-memory slots a block of the CUDA path rounds keeps for proxies (8 bytes each).
 PATH_PROXY_SLOTS = 512
