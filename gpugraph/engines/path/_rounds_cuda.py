@@ -385,10 +385,7 @@ _NO_WIDTH = np.inf
 def path_round(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                threshold, changed, sweeps, totals):
     """One thread per dispatched chunk of ``chunks``, each walked in order (:func:`_walkers`)."""
-    block_totals = cuda.shared.array(2, np.int64)
-    if cuda.threadIdx.x < 2:
-        block_totals[cuda.threadIdx.x] = 0
-    cuda.syncthreads()
+    block_totals = _cleared_block_totals()
     loaded, delivered = _walk_listed(kind, chunks, chunk_offsets, offsets, vertices, values, sent, x, count,
                                      threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x, changed,
                                      (totals, x, totals))
@@ -401,10 +398,7 @@ def path_round_active(kind, activity, chunk_offsets, offsets, vertices, values, 
     """One thread per chunk of the layout, in stored order: an active chunk is walked by
     :func:`_walkers`, the others return at once. No list of the active chunks, so no host round
     trip between rounds."""
-    block_totals = cuda.shared.array(2, np.int64)
-    if cuda.threadIdx.x < 2:
-        block_totals[cuda.threadIdx.x] = 0
-    cuda.syncthreads()
+    block_totals = _cleared_block_totals()
     loaded, delivered = _walk_active(kind, activity, chunk_offsets, offsets, vertices, values, sent, x, count,
                                      threshold, changed, changed, x, _NO_WIDTH, sweeps, chunk_offsets, x, changed,
                                      (totals, x, totals))
