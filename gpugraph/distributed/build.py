@@ -111,13 +111,15 @@ def rmat_part(comm, scale: int, policy: str = "oec", *, edge_factor: int = 16, s
 
     Raises
     ------
+    InvalidParameterError
+        For a scale outside ``1..40`` or an edge factor below 1.
     DeviceOutOfMemoryError
         If the rank's slice or part does not fit on its device.
     """
-    from gpugraph.io.generators import rmat_edges
+    from gpugraph.io.generators import rmat_edge_count, rmat_edges
 
     xp = comm.backend.xp
-    edges = edge_factor << scale
+    edges = rmat_edge_count(scale, edge_factor)
     first, end = edges * comm.rank // comm.size, edges * (comm.rank + 1) // comm.size
     what = f"generating RMAT scale {scale} edges {first:,}..{end:,} on rank {comm.rank}"
     with comm.backend.out_of_memory_named(what):

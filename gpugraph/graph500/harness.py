@@ -94,13 +94,13 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         raise InvalidParameterError(f"the number of roots must be at least 1, got {roots}")
     if group.size % gpus_per_host:
         raise InvalidParameterError(f"{group.size} processes are not a whole number of hosts of {gpus_per_host}")
-    from gpugraph.io.generators import rmat_edges
+    from gpugraph.io.generators import rmat_edge_count, rmat_edges
 
+    edges = rmat_edge_count(scale, edge_factor)
     options = options or Options()
     backend, xp = group.backend, group.backend.xp
     say = report if (report and group.rank == 0) else (lambda line: None)
     layout = distributor.Layout(group.size // gpus_per_host, gpus_per_host)
-    edges = edge_factor << int(scale)
     began = time.perf_counter()
     with backend.activate():
         first, end = edges * group.rank // group.size, edges * (group.rank + 1) // group.size
@@ -268,11 +268,14 @@ def run(scale: int, *, processes: int = 1, device: str = "cpu", **keywords) -> d
     Raises
     ------
     InvalidParameterError
-        For a process count below 1, one that is not a multiple of ``gpus_per_host``, or an
-        unknown device.
+        For a bad scale or edge factor, a process count below 1, one that is not a multiple of
+        ``gpus_per_host``, or an unknown device.
     DistributedError
         If a process fails (its message says why).
     """
+    from gpugraph.io.generators import rmat_edge_count
+
+    rmat_edge_count(scale, keywords.get("edge_factor", 16))
     if processes < 1:
         raise InvalidParameterError(f"the number of processes must be at least 1, got {processes}")
     if device not in ("cpu", "cuda"):

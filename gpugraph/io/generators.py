@@ -58,6 +58,29 @@ _UINT64 = 2**64
 
 
 # --- edge lists ----------------------------------------------------------------------------------
+def rmat_edge_count(scale: int, edge_factor: int = GRAPH500_EDGE_FACTOR) -> int:
+    """The number of edges :func:`rmat_edges` makes, ``edge_factor * 2^scale``, after checking both.
+
+    Parameters
+    ----------
+    scale:
+        log2 of the vertex count, ``1..config.GENERATOR_MAX_SCALE`` (40).
+    edge_factor:
+        Edges per vertex, at least 1.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidParameterError
+        For a scale outside ``1..40`` or an edge factor below 1 (or either not an integer).
+    """
+    scale = _as_integer("scale", scale, 1, config.GENERATOR_MAX_SCALE)
+    return _as_integer("edge_factor", edge_factor, 1, None) << scale
+
+
 def rmat_edges(
     scale: int,
     edge_factor: int = GRAPH500_EDGE_FACTOR,
@@ -109,17 +132,17 @@ def rmat_edges(
         For a scale outside ``1..40``, an edge factor below 1, or probabilities that are negative,
         not finite or sum to 1 or more.
     """
-    scale = _as_integer("scale", scale, 1, config.GENERATOR_MAX_SCALE)
-    edge_factor = _as_integer("edge_factor", edge_factor, 1, None)
+    all_edges = rmat_edge_count(scale, edge_factor)
+    scale, edge_factor = int(scale), int(edge_factor)
     seed = _as_integer("seed", seed)
     a, b, c = _quadrant_probabilities(a, b, c)
     thresholds = [
         np.uint64(math.ceil(cumulative * _generator_kernels.THRESHOLD_SCALE)) for cumulative in (a, a + b, a + b + c)
     ]
     num_vertices = 1 << scale
-    first_edge, end_edge = (0, edge_factor * num_vertices) if edge_range is None else map(int, edge_range)
-    if not 0 <= first_edge <= end_edge <= edge_factor * num_vertices:
-        raise InvalidParameterError(f"edge_range {edge_range} is not inside [0, {edge_factor * num_vertices}]")
+    first_edge, end_edge = (0, all_edges) if edge_range is None else map(int, edge_range)
+    if not 0 <= first_edge <= end_edge <= all_edges:
+        raise InvalidParameterError(f"edge_range {edge_range} is not inside [0, {all_edges}]")
     num_edges = end_edge - first_edge
     backend = get_backend(device)
     source = f"rmat(scale={scale}, edge_factor={edge_factor}, seed={seed})"

@@ -461,6 +461,11 @@ def test_harness_rejects_bad_arguments():
         harness.run(6, gpus_per_host=2)
     with pytest.raises(InvalidParameterError, match="whole number of hosts"):
         harness.run(6, processes=3, gpus_per_host=2)  # refused before any process starts
+    for scale, edge_factor in ((-3, 16), (0, 16), (41, 16), (6, 0)):
+        with pytest.raises(InvalidParameterError, match="scale|edge_factor"):
+            harness.run(scale, edge_factor=edge_factor)
+        with pytest.raises(InvalidParameterError, match="scale|edge_factor"):
+            harness.run(scale, processes=2, edge_factor=edge_factor)  # before any process starts
 
 
 def test_harness_without_relabeling_finds_the_same_components():

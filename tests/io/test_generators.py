@@ -135,6 +135,13 @@ def test_rmat_rejects_bad_parameters(kwargs):
         generators.rmat_edges(**kwargs)
 
 
+def test_rmat_edge_count_checks_what_it_counts():
+    assert generators.rmat_edge_count(5, 4) == 128 == generators.rmat_edges(5, 4).num_entries
+    for scale, edge_factor in ((-3, 16), (0, 16), (41, 16), (5, 0), (5.5, 16)):
+        with pytest.raises(InvalidParameterError):
+            generators.rmat_edge_count(scale, edge_factor)
+
+
 # --- G(n, m) -------------------------------------------------------------------------------------
 def test_gnm_sizes_no_self_loops_and_determinism():
     edges = generators.gnm_edges(50, 5000, seed=4)
