@@ -81,10 +81,6 @@ class Paths:
         """Arcs on each path."""
         return np.diff(self.offsets) - 1
 
-    def path_of_position(self) -> np.ndarray:
-        """The path each position of :attr:`vertices` belongs to."""
-        return np.repeat(np.arange(self.num_paths, dtype=np.int64), np.diff(self.offsets))
-
     def unlinked(self) -> LinkedPaths:
         """These paths as chains of one path each."""
         return LinkedPaths(self, np.full(self.num_paths, -1, dtype=np.int64),
