@@ -9,6 +9,7 @@
 #   run(command="bash bench/multi_gpu.sh distributed", carry=[".data"])    # issue 7, ~8 min
 #   run(command="bash bench/multi_gpu.sh diag")                            # ~2 min
 #   run(command="bash bench/multi_gpu.sh clocks")                          # ~3 min
+#   run(command="bash bench/multi_gpu.sh scales")                          # ~6 min
 #
 # weak:        the environment; Graph500 scale 24 per GPU on 1, 2 and 4 GPUs (check at scale 18
 #              with every tree validated, then 64 validated roots), and the weak-scaling table;
@@ -23,6 +24,9 @@
 #              graphs, cold and repeated after idle spells of REPEAT_AFTER_MS (default 0,0.1,1,10,100)
 #              ms (bench/graph500_multi_diag.py --variants clocks): how long a search's first
 #              meeting and merge take against how long the GPUs were idle before it.
+# scales:      weak scaling at several scales per GPU (SCALES, default 24,25,26): 1, 2 and 4 GPUs
+#              at scale s, s+1, s+2, 64 roots each, not validated (process 0 cannot hold a
+#              scale-28 edge list to validate against), a table per scale.
 # Records go to $OUT (graph500-cuda-<gpus>.json, distributed JSON); every part prints its tables.
 # OPTIONS=nn_backward,overlap (boolean fields of graph500.bfs.Options) runs a part with them on
 # (no-NAME: off; OPTIONS=no-peer_memory: the collectives instead of peer memory, the default on GPUs);
@@ -32,6 +36,7 @@ set -u
 part=${1:-weak}
 device=${DEVICE:-cuda}
 scale=${SCALE:-24}
+SCALES=${SCALES:-24,25,26}
 out=${OUT:-out}
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 export NUMBA_CACHE_DIR=${NUMBA_CACHE_DIR:-/tmp/nbcache} GPUGRAPH_CACHE_DIR=${GPUGRAPH_CACHE_DIR:-/tmp/ggcache}
@@ -68,6 +73,16 @@ case "$part" in
     mkdir -p "$out"
     python3 bench/graph500_multi_diag.py --device "$device" --gpus "${GPUS:-4}" --scale "${DIAG_SCALE:-22}" \
       --roots 16 --variants "${VARIANTS:-default,lazy}" --out "$out" 2>&1 | grep -v "^ms:" | cut -c1-300
+    ;;
+  scales)
+    for scale in ${SCALES//,/ }; do
+      out_scale=$out/s$scale
+      for gpus in 1 2 4; do
+        check $gpus --gpus-per-host $((gpus > 2 ? 2 : 1)) --steps main --main-unvalidated | grep -E "^\[main\]|rror"
+      done
+      python3 bench/graph500_scaling.py "$out"/g500-{1,2,4}$tag | sed -n '1,/^$/p'
+      mkdir -p "$out_scale" && mv "$out"/g500-{1,2,4}$tag "$out_scale"/
+    done
     ;;
   clocks)
     mkdir -p "$out"
