@@ -361,6 +361,12 @@ DISTRIBUTED_PUSH_MAX_ARC_SHARE = 0.2
 GRAPH500_VALIDATE_CHUNK_EDGES = 1 << 24
 
 # --- Graph500 BFS across processes (gpugraph/graph500/) ------------------------------------------
+#: Input edges the construction (degrees, threshold table, edge distributor) handles at a time:
+#: its temporaries are per chunk (about 60 bytes an edge: both arcs, masks, destinations), so
+#: 2^25 edges are ~2 GiB, and what a process holds whole is its edge slice, its arcs (16 bytes
+#: each) and the subgraphs' keys (8 bytes an arc). Before the chunks one H200 (141 GiB) could
+#: not build scale 26 (2^30 edges) nor two of them scale 26 (2026-11-27).
+GRAPH500_BUILD_CHUNK_EDGES = 1 << 25
 #: Automatic delegate threshold (separation.choose_threshold): the largest power of two whose
 #: normal-to-normal edges are at most this share of all edges (Pan et al. want "a small share"):
 #: with one process (an H100 at scale 24: TH 128, 3.7% nn, beat 64, 256 and 512), and with several

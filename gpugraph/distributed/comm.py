@@ -119,14 +119,6 @@ class Communicator:
             return self.torch.as_tensor(array, device=self.device)
         return self.torch.from_numpy(np.ascontiguousarray(array))
 
-    def array(self, tensor):
-        """The NumPy or CuPy array sharing ``tensor``'s memory."""
-        if tensor.is_cuda:
-            import cupy
-
-            return cupy.asarray(tensor) if tensor.numel() else cupy.empty(0, dtype=str(tensor.dtype).split(".")[-1])
-        return tensor.numpy()
-
     def allreduce(self, values, op: str = "sum") -> np.ndarray:
         """Combine a small host vector over all ranks (``"sum"``, ``"min"`` or ``"max"``)."""
         tensor = self.torch.as_tensor(np.atleast_1d(np.asarray(values)).copy()).to(self.device)
@@ -235,15 +227,19 @@ class Exchange:
         others = np.arange(comm.size) != comm.rank
         comm.counters["bytes_sent"] += int(self.counts[others].sum()) * 8
         comm.counters["messages"] += int(np.count_nonzero(self.counts[others]))
-        self._inbox = comm.torch.empty(int(self.received_counts.sum()), dtype=comm.torch.int64, device=comm.device)
+        # The inbox comes from the backend's own allocator (CuPy's pool on a GPU), which holds
+        # the memory the caller's arrays freed: PyTorch's allocator cannot use that memory, and
+        # a large exchange after large CuPy work then ran out of it (2 H200s at scale 26).
+        self._inbox = comm.backend.xp.empty(int(self.received_counts.sum()), dtype=np.int64)
+        self._inbox_tensor = comm.tensor(self._inbox)
         self._work = comm.dist.all_to_all_single(
-            self._inbox, comm.tensor(self.payload),
+            self._inbox_tensor, comm.tensor(self.payload),
             output_split_sizes=self.received_counts.tolist(), input_split_sizes=self.counts.tolist(), async_op=True,
         )
         self._stage = "payload"
 
     def _finish(self):
         self._work.wait()
-        self.received = self.comm.array(self._inbox)
+        self.received, self._inbox, self._inbox_tensor = self._inbox, None, None
         self.comm.counters["communication_seconds"] += time.perf_counter() - self._started
         self._stage = "done"

@@ -26,6 +26,8 @@ import numpy as np
 
 from gpugraph.backend import array_module, to_numpy
 from gpugraph.errors import InvalidParameterError
+from gpugraph.graph500.bfs import pack_pairs, pair_entries, unpack_pairs
+from gpugraph.graph500.separation import edge_chunks
 
 
 @dataclass(frozen=True)
@@ -182,17 +184,24 @@ def destinations(layout: Layout, sources, targets, delegate_index, degree):
 
 
 def build(comm, layout: Layout, sources, targets, separation) -> Subgraphs:
-    """This process's :class:`Subgraphs` from the arcs it holds (collective).
+    """This process's :class:`Subgraphs` from an edge slice (collective).
+
+    The edges are taken ``config.GRAPH500_BUILD_CHUNK_EDGES`` at a time: a chunk's two arcs per
+    edge are made, self-loops dropped and, with several processes, each arc sent to its process
+    (:func:`destinations`), packed as nn pairs are (:func:`~gpugraph.graph500.bfs.pack_pairs`:
+    8 bytes an arc up to scale 31). So the temporaries are a chunk's, and this process holds
+    whole, beside the edges, only its packed arcs and then the subgraphs' keys (8 bytes an arc).
 
     Parameters
     ----------
     comm:
         The process group (:class:`gpugraph.graph500.bfs.Group`); its rank is the process number.
     layout:
-        The layout (its process count equals the group's size).
+        The layout. With a group of one process but a layout of several (building one process's
+        part alone), only the arcs of process ``comm.rank`` are kept.
     sources, targets:
-        This process's slice of the doubled graph's arcs (int64 global ids; any process may hold
-        any arc: they are sent to their process here).
+        This process's slice of the undirected edges, each edge once (int64 global ids; any
+        process may hold any edge; self-loops and duplicates are dropped here).
     separation:
         The delegates (:func:`gpugraph.graph500.separation.separate`), the same on every process.
 
@@ -201,47 +210,106 @@ def build(comm, layout: Layout, sources, targets, separation) -> Subgraphs:
     Subgraphs
     """
     xp = array_module(sources)
-    keep = sources != targets
-    sources, targets = sources[keep], targets[keep]
-    if comm.size > 1:
-        process = destinations(layout, sources, targets, separation.delegate_index, separation.degree)
-        order = xp.argsort(process)
-        counts = to_numpy(xp.bincount(process, minlength=comm.size)).astype(np.int64)
-        del process
-        pairs = xp.stack((sources[order], targets[order]), axis=1).reshape(-1)
-        del order, sources, targets
-        received = comm.exchange(pairs, counts * 2, 0).wait().received.reshape(-1, 2)
-        del pairs
-        sources, targets = received[:, 0].copy(), received[:, 1].copy()
-        del received
     index = separation.delegate_index
-    source_delegate, target_delegate = index[sources], index[targets]
-    p = layout.processes
-    num_local = layout.local_count(comm.rank, int(index.size))
+    n = int(index.size)
+    num_local = layout.local_count(comm.rank, n)
     d = separation.num_delegates
-    kinds = {}
-    for name, rows_are_delegates, columns_are_delegates in (("nn", False, False), ("nd", False, True),
-                                                            ("dn", True, False), ("dd", True, True)):
-        chosen = ((source_delegate >= 0) == rows_are_delegates) & ((target_delegate >= 0) == columns_are_delegates)
-        rows = source_delegate[chosen].astype(np.int64) if rows_are_delegates else sources[chosen] // p
-        if columns_are_delegates:
-            columns, width = target_delegate[chosen].astype(np.int64), d
-        elif name == "dn":
-            columns, width = targets[chosen] // p, num_local
-        else:
-            columns, width = targets[chosen], int(index.size)
-        kinds[name] = _csr(xp, rows, columns, d if rows_are_delegates else num_local, width,
-                           np.int64 if name == "nn" else np.int32)
-        del chosen, rows, columns
+    shapes = {"nn": (num_local, n, np.int64), "nd": (num_local, d, np.int32), "dn": (d, num_local, np.int32),
+              "dd": (d, d, np.int32)}
+    arcs = _arcs_of_this_process(comm, layout, sources, targets, separation)
+    keys = _subgraph_keys(xp, arcs, index, layout.processes, {name: shape[1] for name, shape in shapes.items()})
+    del arcs
+    kinds = {name: _csr(xp, keys.pop(name), *shape) for name, shape in shapes.items()}
     arcs = np.array([kinds[name].num_arcs for name in ("nn", "nd", "dn", "dd")], dtype=np.int64)
     totals = comm.allreduce(arcs)
-    return Subgraphs(layout, comm.rank, int(index.size), separation.delegate_ids, kinds["nn"], kinds["nd"],
-                     kinds["dn"], kinds["dd"], dict(zip(("nn", "nd", "dn", "dd"), (int(t) for t in totals))))
+    return Subgraphs(layout, comm.rank, n, separation.delegate_ids, kinds["nn"], kinds["nd"], kinds["dn"], kinds["dd"],
+                     dict(zip(("nn", "nd", "dn", "dd"), (int(t) for t in totals))))
 
 
-def _csr(xp, rows, columns, num_rows: int, width: int, column_dtype) -> Csr:
-    """Rows sorted, each row's columns sorted and unique."""
-    keys = xp.unique(rows * max(width, 1) + columns)
+def _arcs_of_this_process(comm, layout: Layout, sources, targets, separation):
+    """Both arcs of every edge, self-loops dropped, that belong to this process (sent there,
+    chunk by chunk, with several processes), packed: one int64 array of
+    :func:`~gpugraph.graph500.bfs.pack_pairs` entries ``(from, to)``."""
+    xp = array_module(sources)
+    n = int(separation.delegate_index.size)
+    pieces = edge_chunks(sources.size)
+    if comm.size > 1:  # every process takes part in as many exchanges as the one with most chunks
+        pieces += [slice(0, 0)] * (int(comm.allreduce([len(pieces)], "max")[0]) - len(pieces))
+    held = []
+    for piece in pieces:
+        keep = sources[piece] != targets[piece]
+        ends = (sources[piece][keep], targets[piece][keep])
+        arc_from, arc_to = xp.concatenate(ends), xp.concatenate(ends[::-1])
+        del keep, ends
+        if layout.processes > 1:
+            process = destinations(layout, arc_from, arc_to, separation.delegate_index, separation.degree)
+            if comm.size > 1:
+                order = xp.argsort(process)
+                counts = to_numpy(xp.bincount(process, minlength=comm.size)).astype(np.int64)
+                packed = pack_pairs(xp, arc_from[order], arc_to[order], n)
+                del process, order, arc_from, arc_to
+                held.append(comm.exchange(packed, counts * pair_entries(n), 0).wait().received)
+                continue
+            mine = process == comm.rank
+            arc_from, arc_to = arc_from[mine], arc_to[mine]
+        held.append(pack_pairs(xp, arc_from, arc_to, n))
+    return _joined(xp, held)
+
+
+def _joined(xp, pieces: list):
+    """``pieces`` end to end, each dropped from the list once copied (so the whole and one piece
+    are alive at a time, not the whole twice)."""
+    joined = xp.empty(sum(int(piece.size) for piece in pieces), dtype=np.int64)
+    at = 0
+    while pieces:
+        piece = pieces.pop(0)
+        joined[at:at + piece.size] = piece
+        at += piece.size
+    return joined
+
+
+def _subgraph_keys(xp, arcs, index, processes: int, widths: dict) -> dict:
+    """Per kind (nn, nd, dn, dd) one int64 key per arc of ``arcs`` (packed), ``row * width +
+    column`` in the kind's local numbering (module docstring), computed a chunk of arcs at a
+    time into arrays of their final sizes."""
+    n = int(index.size)
+    entries = pair_entries(n)
+    names = ("nn", "nd", "dn", "dd")
+
+    def chunks():
+        for piece in edge_chunks(arcs.size // entries):
+            tails, heads = unpack_pairs(arcs[piece.start * entries:piece.stop * entries], n)
+            kind = (index[tails] >= 0).astype(np.int8) * 2 + (index[heads] >= 0).astype(np.int8)
+            yield tails, heads, kind
+
+    counts = np.zeros(len(names), dtype=np.int64)
+    for _, _, kind in chunks():
+        counts += to_numpy(xp.bincount(kind, minlength=len(names)))
+    keys = {name: xp.empty(int(count), dtype=np.int64) for name, count in zip(names, counts)}
+    filled = dict.fromkeys(names, 0)
+    for all_tails, all_heads, kind in chunks():
+        for number, name in enumerate(names):
+            chosen = kind == number
+            tails, heads = all_tails[chosen], all_heads[chosen]
+            rows = index[tails].astype(np.int64) if name in ("dn", "dd") else tails // processes
+            columns = (index[heads].astype(np.int64) if name in ("nd", "dd")
+                       else heads // processes if name == "dn" else heads)
+            at = filled[name]
+            keys[name][at:at + rows.size] = rows * max(widths[name], 1) + columns
+            filled[name] = at + rows.size
+    return keys
+
+
+def _csr(xp, keys, num_rows: int, width: int, column_dtype) -> Csr:
+    """The CSR of ``keys`` (``row * width + column``, sorted here in place): rows sorted, each
+    row's columns sorted and unique."""
+    keys.sort()
+    if keys.size > 1:
+        fresh = xp.empty(keys.size, dtype=bool)
+        fresh[0] = True
+        xp.not_equal(keys[1:], keys[:-1], out=fresh[1:])
+        keys = keys[fresh]
+        del fresh
     indptr = xp.searchsorted(keys, xp.arange(num_rows + 1, dtype=np.int64) * max(width, 1))
     offsets_dtype = np.int32 if keys.size < np.iinfo(np.int32).max else np.int64
     return Csr(indptr.astype(offsets_dtype), (keys % max(width, 1)).astype(column_dtype))

@@ -107,7 +107,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         with backend.out_of_memory_named(f"generating edges {first:,}..{end:,} of scale {scale}"):
             generated = rmat_edges(scale, edge_factor, seed=seed, device=backend, edge_range=(first, end),
                                    progress=False)
-            sources, targets = generated.src.astype(np.int64), generated.dst.astype(np.int64)
+            sources, targets = generated.src.astype(np.int64, copy=False), generated.dst.astype(np.int64, copy=False)
             del generated
         backend.synchronize()
         generation = float(group.allreduce([time.perf_counter() - began], "max")[0])
@@ -118,16 +118,13 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
             nn_table = separation.edge_share_table(group, sources, targets, degree)
             chosen = separation.choose_threshold(degree, nn_table, group.size) if threshold is None else int(threshold)
             relabeling = separation.by_degree(degree) if relabel else None
-            ends = (sources, targets)
-            if relabeling is not None:
-                ends = (relabeling.new_id[sources], relabeling.new_id[targets])
+            if relabeling is not None:  # in place, a chunk at a time (validation generates its own edges)
+                for piece in separation.edge_chunks(sources.size):
+                    sources[piece] = relabeling.new_id[sources[piece]]
+                    targets[piece] = relabeling.new_id[targets[piece]]
             delegates = separation.separate(degree if relabeling is None else degree[relabeling.original_id], chosen)
-            arcs_from, arcs_to = xp.concatenate(ends), xp.concatenate(ends[::-1])
-            del ends
-            if not validate or group.size > 1:
-                del sources, targets
-            parts = distributor.build(group, layout, arcs_from, arcs_to, delegates)
-            del arcs_from, arcs_to
+            parts = distributor.build(group, layout, sources, targets, delegates)
+            del sources, targets
             if relabeling is not None and group.size > 1:
                 # Each process's device keeps its share only (Table I): the map (16 bytes per
                 # vertex) goes to the host, where roots are looked up and trees gathered anyway.
@@ -143,7 +140,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
     chosen_roots = _roots(host_degree, roots)
     whole = None
     if validate and group.rank == 0:
-        whole = (sources, targets) if group.size == 1 else _whole_edges(backend, scale, edge_factor, seed)
+        whole = _whole_edges(backend, scale, edge_factor, seed)
     record = {"seconds": [], "nedge": [], "levels": [], "validation_seconds": [], "roots": chosen_roots.tolist()}
     phases = {}
     traffic = np.zeros(2, dtype=np.int64)  # nn pairs and non-empty nn messages to other processes

@@ -80,9 +80,12 @@ def degrees(comm, sources, destinations, num_vertices: int):
         int64 per vertex on the process's device: how many arcs leave it (self-loops left out).
     """
     xp = array_module(sources)
-    keep = sources != destinations
-    ends = xp.concatenate((sources[keep], destinations[keep]))
-    return comm.allreduce_array(xp.bincount(ends, minlength=num_vertices).astype(np.int64))
+    degree = xp.zeros(num_vertices, dtype=np.int64)
+    for piece in edge_chunks(sources.size):
+        keep = sources[piece] != destinations[piece]
+        for ends in (sources[piece], destinations[piece]):
+            degree += xp.bincount(ends[keep], minlength=num_vertices)
+    return comm.allreduce_array(degree)
 
 
 def edge_share_table(comm, sources, destinations, degree) -> np.ndarray:
@@ -95,10 +98,19 @@ def edge_share_table(comm, sources, destinations, degree) -> np.ndarray:
         have degree at most ``2^k``, summed over all processes.
     """
     xp = array_module(sources)
-    keep = sources != destinations
-    larger = xp.maximum(degree[sources[keep]], degree[destinations[keep]])
-    histogram = xp.bincount(_candidate_of(xp, larger), minlength=_LOG2_CANDIDATES)[:_LOG2_CANDIDATES]
-    return np.cumsum(to_numpy(comm.allreduce_array(histogram.astype(np.int64))))
+    histogram = xp.zeros(_LOG2_CANDIDATES, dtype=np.int64)
+    for piece in edge_chunks(sources.size):
+        keep = sources[piece] != destinations[piece]
+        larger = xp.maximum(degree[sources[piece][keep]], degree[destinations[piece][keep]])
+        histogram += xp.bincount(_candidate_of(xp, larger), minlength=_LOG2_CANDIDATES)[:_LOG2_CANDIDATES]
+    return np.cumsum(to_numpy(comm.allreduce_array(histogram)))
+
+
+def edge_chunks(count: int) -> list:
+    """Slices of ``range(count)`` of ``config.GRAPH500_BUILD_CHUNK_EDGES`` entries (the last
+    shorter): how the construction bounds its temporaries."""
+    size = config.GRAPH500_BUILD_CHUNK_EDGES
+    return [slice(first, min(first + size, int(count))) for first in range(0, int(count), size)]
 
 
 def choose_threshold(degree, nn_edges: np.ndarray, processes: int) -> int:

@@ -40,8 +40,7 @@ def _searcher(sources, targets, n, threshold=None, options=None, device="cpu", r
     if relabeling is not None:
         sources, targets, degree = relabeling.new_id[sources], relabeling.new_id[targets], degree[relabeling.original_id]
     delegates = separation.separate(degree, threshold)
-    parts = distributor.build(group, distributor.Layout(1), xp.concatenate((sources, targets)),
-                              xp.concatenate((targets, sources)), delegates)
+    parts = distributor.build(group, distributor.Layout(1), sources, targets, delegates)
     return Searcher(group, parts, options, relabeling)
 
 
@@ -250,11 +249,10 @@ def test_subgraphs_cover_every_arc_once_and_pair_nd_with_dn(processes):
     keep = arcs_from != arcs_to
     expected = np.unique(arcs_from[keep] * n + arcs_to[keep])
     layout = distributor.Layout(processes)
-    process_of = distributor.destinations(layout, arcs_from[keep], arcs_to[keep], delegates.delegate_index, degree)
     found = []
     for process in range(processes):
-        mine = process_of == process
-        part = distributor.build(_FixedRank(process), layout, arcs_from[keep][mine], arcs_to[keep][mine], delegates)
+        # A group of one building process ``process``'s part keeps that process's arcs only.
+        part = distributor.build(_FixedRank(process), layout, sources, targets, delegates)
         ids = delegates.delegate_ids
         local = np.arange(part.num_local) * processes + part.offset
         for name, rows, columns in (("nn", local, None), ("nd", local, ids), ("dn", ids, local), ("dd", ids, ids)):
@@ -269,6 +267,68 @@ def test_subgraphs_cover_every_arc_once_and_pair_nd_with_dn(processes):
         memory = part.memory()
         assert memory["bytes"] > 0 and memory["table_i"] < memory["edge_list"]
     np.testing.assert_array_equal(np.sort(np.concatenate(found)), expected)
+
+
+def _built_in_chunks(sources, targets, n, processes):
+    """Degrees, the threshold table and each process's subgraphs (a group of one per process)."""
+    group = Group(get_backend("cpu"))
+    degree = separation.degrees(group, sources, targets, n)
+    table = separation.edge_share_table(group, sources, targets, degree)
+    delegates = separation.separate(degree, 16)
+    layout = distributor.Layout(processes)
+    parts = [distributor.build(_FixedRank(process), layout, sources, targets, delegates) for process in range(processes)]
+    return degree, table, parts
+
+
+def _assert_same_subgraphs(parts, others):
+    for part, other in zip(parts, others, strict=True):
+        for name in ("nn", "nd", "dn", "dd"):
+            np.testing.assert_array_equal(getattr(part, name).indptr, getattr(other, name).indptr)
+            np.testing.assert_array_equal(getattr(part, name).indices, getattr(other, name).indices)
+
+
+@pytest.mark.parametrize("processes", [1, 3])
+def test_the_construction_in_small_chunks_builds_the_same_subgraphs(monkeypatch, processes):
+    sources, targets, n = _edges(scale=8)
+    degree, table, parts = _built_in_chunks(sources, targets, n, processes)
+    monkeypatch.setattr(config, "GRAPH500_BUILD_CHUNK_EDGES", 7)  # 586 chunks, the last of 1 edge
+    chunked_degree, chunked_table, chunked_parts = _built_in_chunks(sources, targets, n, processes)
+    np.testing.assert_array_equal(degree, chunked_degree)
+    np.testing.assert_array_equal(table, chunked_table)
+    _assert_same_subgraphs(parts, chunked_parts)
+
+
+def _build_in_chunks_worker(rank, kind, folder, chunk_edges):
+    """A rank of :func:`test_processes_exchanging_chunk_by_chunk_build_what_one_builds`: its
+    slice of the edges (rank 1's is empty), built in chunks of ``chunk_edges``, saved."""
+    config.GRAPH500_BUILD_CHUNK_EDGES = chunk_edges
+    group = Group(get_backend("cpu"), distributed=True)
+    sources, targets, n = _edges(scale=8)
+    degree = separation.degrees(group, sources, targets, n)  # every rank counts all: summed, x2
+    delegates = separation.separate(degree // group.size, 16)
+    mine = slice(0, 0) if rank == 1 else slice(sources.size * rank // group.size, sources.size * (rank + 1) // group.size)
+    part = distributor.build(group, distributor.Layout(group.size), sources[mine], targets[mine], delegates)
+    np.savez(Path(folder) / f"part{rank}.npz", **{f"{name}_{field}": getattr(getattr(part, name), field)
+                                                  for name in ("nn", "nd", "dn", "dd") for field in ("indptr", "indices")})
+
+
+def test_processes_exchanging_chunk_by_chunk_build_what_one_builds(tmp_path):
+    """Three Gloo ranks, rank 1 with no edges and the others with different chunk counts (every
+    rank takes part in as many exchanges as the busiest), build the parts one builds alone."""
+    from gpugraph.distributed.runner import launch
+
+    sources, targets, n = _edges(scale=8)
+    launch(_build_in_chunks_worker, 3, "cpu", str(tmp_path), 100)
+    # Ranks 0 and 2 hold the edges of slices 0 and 2 (rank 1's slice is built by no one), so
+    # compare with each process's part built alone from those edges, with the same delegates.
+    kept = np.r_[0:sources.size // 3, sources.size * 2 // 3:sources.size]
+    delegates = separation.separate(separation.degrees(Group(get_backend("cpu")), sources, targets, n), 16)
+    for rank in range(3):
+        part = distributor.build(_FixedRank(rank), distributor.Layout(3), sources[kept], targets[kept], delegates)
+        saved = np.load(tmp_path / f"part{rank}.npz")
+        for name in ("nn", "nd", "dn", "dd"):
+            np.testing.assert_array_equal(getattr(part, name).indptr, saved[f"{name}_indptr"])
+            np.testing.assert_array_equal(getattr(part, name).indices, saved[f"{name}_indices"])
 
 
 class _FixedRank:
