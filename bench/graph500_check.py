@@ -83,7 +83,7 @@ def main() -> int:
         median = sorted(record["seconds"])[len(record["seconds"]) // 2]
         print(f"[{name}] scale {graph_scale} TH {record['threshold']} delegates {record['delegates']:,} "
               f"arcs {record['arcs']} harmonic {teps:.1f} GTEPS, median {median * 1e3:.3f} ms, "
-              f"construction {record['construction_seconds']:.2f} s, nn pairs sent {record['nn_pairs_sent']:,} "
+              f"construction {record['construction_seconds']:.2f} s (pool {max(record['construction_pool_bytes']) / 2**30:.1f} GiB), nn pairs sent {record['nn_pairs_sent']:,} "
               f"in {record['nn_messages']:,} messages, {record['searches_from_cuda_graphs']} searches from CUDA "
               f"graphs (failure: {record['cuda_graph_failure']}), wall {time.perf_counter() - began:.1f} s",
               flush=True)

@@ -136,6 +136,14 @@ class Backend:
         with self.activate():
             return self.xp.cuda.runtime.memGetInfo()
 
+    def pool_bytes(self) -> int:
+        """Bytes CuPy's memory pool holds on this GPU (used and kept for reuse: after a phase that
+        freed its temporaries, about that phase's peak); 0 on the CPU and the simulator."""
+        if self.on_host or self.simulated:
+            return 0
+        with self.activate():
+            return int(self.xp.get_default_memory_pool().total_bytes())
+
     def device_description(self) -> str:
         """Human-readable device name, e.g. ``"NVIDIA H100 80GB HBM3 (cuda:0)"``."""
         if self.kind == "cpu":

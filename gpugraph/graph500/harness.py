@@ -74,7 +74,8 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
     dict or None
         On process 0 the record: ``text`` (the reference's output block), per-root ``seconds``,
         ``nedge``, ``levels``, ``validation_seconds``; ``threshold``, ``delegates``,
-        ``arcs`` per kind, ``memory`` per process, ``generation_seconds``,
+        ``arcs`` per kind, ``memory`` per process, ``construction_pool_bytes`` (per process, what
+        CuPy's pool held after the construction: about its peak; 0 on the CPU), ``generation_seconds``,
         ``construction_seconds`` (with the searcher's warm-up from the busiest vertex:
         :meth:`~gpugraph.graph500.bfs.Searcher.warm_up`), the options (``factors``: those the
         searches used), ``phases`` summed over the searches,
@@ -133,6 +134,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
             searcher.warm_up(int(xp.argmax(degree)))
         backend.synchronize()
         construction = float(group.allreduce([time.perf_counter() - began], "max")[0])
+        construction_pool = group.all_gather(np.array([backend.pool_bytes()], dtype=np.float64))
         host_degree = to_numpy(degree)
         searched_degree = to_numpy(delegates.degree)  # in the searcher's ids
     say(f"built in {construction:.2f} s: TH {chosen}, {delegates.num_delegates:,} delegates, "
@@ -198,6 +200,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
         "relabel": relabel,
         "delegates": delegates.num_delegates, "arcs": parts.global_arcs,
         "memory": [dict(zip(parts.memory(), map(float, piece))) for piece in memory],
+        "construction_pool_bytes": [float(piece[0]) for piece in construction_pool],
         "generation_seconds": generation, "construction_seconds": construction,
         "options": {**asdict(options), "factors": searcher.direction_factors}, "phases": phases,
         "first_search": first_search,
