@@ -220,8 +220,7 @@ def build(comm, layout: Layout, sources, targets, separation) -> Subgraphs:
     keys = _subgraph_keys(xp, arcs, index, layout.processes, {name: shape[1] for name, shape in shapes.items()})
     del arcs
     kinds = {name: _csr(xp, keys.pop(name), *shape) for name, shape in shapes.items()}
-    arcs = np.array([kinds[name].num_arcs for name in ("nn", "nd", "dn", "dd")], dtype=np.int64)
-    totals = comm.allreduce(arcs)
+    totals = comm.allreduce(np.array([kinds[name].num_arcs for name in ("nn", "nd", "dn", "dd")], dtype=np.int64))
     return Subgraphs(layout, comm.rank, n, separation.delegate_ids, kinds["nn"], kinds["nd"], kinds["dn"], kinds["dd"],
                      dict(zip(("nn", "nd", "dn", "dd"), (int(t) for t in totals))))
 
