@@ -74,14 +74,14 @@ case "$part" in
     python3 bench/graph500_multi_diag.py --device "$device" --gpus "${GPUS:-4}" --scale "${DIAG_SCALE:-22}" \
       --roots 16 --variants "${VARIANTS:-default,lazy}" --out "$out" 2>&1 | grep -v "^ms:" | cut -c1-300
     ;;
-  scales)
+  scales)  # records in $OUT/s<scale>/g500-<gpus> (apart from the weak part's)
+    root=$out
     for scale in ${SCALES//,/ }; do
-      out_scale=$out/s$scale
+      out=$root/s$scale
       for gpus in 1 2 4; do
         check $gpus --gpus-per-host $((gpus > 2 ? 2 : 1)) --steps main --main-unvalidated | grep -E "^\[main\]|rror"
       done
       python3 bench/graph500_scaling.py "$out"/g500-{1,2,4}$tag | sed -n '1,/^$/p'
-      mkdir -p "$out_scale" && mv "$out"/g500-{1,2,4}$tag "$out_scale"/
     done
     ;;
   clocks)

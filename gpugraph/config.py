@@ -363,9 +363,10 @@ GRAPH500_VALIDATE_CHUNK_EDGES = 1 << 24
 # --- Graph500 BFS across processes (gpugraph/graph500/) ------------------------------------------
 #: Input edges the construction (degrees, threshold table, edge distributor) handles at a time:
 #: its temporaries are per chunk (about 60 bytes an edge: both arcs, masks, destinations), so
-#: 2^25 edges are ~2 GiB, and what a process holds whole is its edge slice, its arcs (16 bytes
-#: each) and the subgraphs' keys (8 bytes an arc). Before the chunks one H200 (141 GiB) could
-#: not build scale 26 (2^30 edges) nor two of them scale 26 (2026-11-27).
+#: 2^25 edges are ~2 GiB, and what a process holds whole is its edge slice (16 bytes an edge),
+#: its arcs (packed, 8 bytes each) and the subgraphs' keys (8 bytes an arc). Before the chunks
+#: one H200 (141 GiB) could not build scale 26 (2^30 edges) nor two of them scale 26; with them
+#: one H100 builds it with 64 GiB in CuPy's pool (2026-11-27).
 GRAPH500_BUILD_CHUNK_EDGES = 1 << 25
 #: Automatic delegate threshold (separation.choose_threshold): the largest power of two whose
 #: normal-to-normal edges are at most this share of all edges (Pan et al. want "a small share"):
@@ -373,9 +374,12 @@ GRAPH500_BUILD_CHUNK_EDGES = 1 << 25
 #: (peer memory stores nn pairs straight into the owners' inboxes, so fewer delegates, whose
 #: marks every process merges twice a level, pay: 4 H100s at scale 26, TH 1024 (18% nn) 352 GTEPS
 #: against 307 at 512 (8%) and 309 at 2048 (38%); 2 GPUs at scale 25: median 2.30 / 2.28 ms at
-#: TH 512 / 1024 against 2.49 at 256)...
+#: TH 512 / 1024 against 2.49 at 256). 25% rather than 20% since 4 H200s at scale 27 (TH 512 at
+#: 20%: 1.29 M delegates, 582 GTEPS; 1024 (22.8% nn, 0.40 M delegates) 701; 2048 the same
+#: delegates, 689; with 25% it chooses 2048, 684); at scale 24 per GPU 2 and 4 GPUs still choose
+#: 1024 (2026-11-27)...
 GRAPH500_NN_EDGE_SHARE = 0.1
-GRAPH500_NN_EDGE_SHARE_SEVERAL = 0.2
+GRAPH500_NN_EDGE_SHARE_SEVERAL = 0.25
 #: ... while the delegates stay below this many times n / p (the paper keeps them under 4 n / p).
 GRAPH500_MAX_DELEGATES_PER_PROCESS = 4
 #: Direction switching per visit kind (Pan et al. §IV-B): (factor0, factor1). A kind goes
