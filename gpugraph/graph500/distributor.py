@@ -275,24 +275,25 @@ def _subgraph_keys(xp, arcs, index, processes: int, widths: dict) -> dict:
     entries = pair_entries(n)
     names = ("nn", "nd", "dn", "dd")
 
-    def chunks():
+    def chunks():  # each chunk's ends, their delegate numbers (-1: normal) and kinds (names' positions)
         for piece in edge_chunks(arcs.size // entries):
             tails, heads = unpack_pairs(arcs[piece.start * entries:piece.stop * entries], n)
-            kind = (index[tails] >= 0).astype(np.int8) * 2 + (index[heads] >= 0).astype(np.int8)
-            yield tails, heads, kind
+            tail_delegate, head_delegate = index[tails], index[heads]
+            kind = (tail_delegate >= 0).astype(np.int8) * 2 + (head_delegate >= 0).astype(np.int8)
+            yield tails, heads, tail_delegate, head_delegate, kind
 
-    counts = np.zeros(len(names), dtype=np.int64)
-    for _, _, kind in chunks():
-        counts += to_numpy(xp.bincount(kind, minlength=len(names)))
-    keys = {name: xp.empty(int(count), dtype=np.int64) for name, count in zip(names, counts)}
+    counts = xp.zeros(len(names), dtype=np.int64)
+    for *_, kind in chunks():
+        counts += xp.bincount(kind, minlength=len(names))
+    keys = {name: xp.empty(int(count), dtype=np.int64) for name, count in zip(names, to_numpy(counts))}
     filled = dict.fromkeys(names, 0)
-    for all_tails, all_heads, kind in chunks():
+    for tails, heads, tail_delegate, head_delegate, kind in chunks():
+        local_tails, local_heads = tails // processes, heads // processes
+        row_of = {"nn": local_tails, "nd": local_tails, "dn": tail_delegate, "dd": tail_delegate}
+        column_of = {"nn": heads, "nd": head_delegate, "dn": local_heads, "dd": head_delegate}
         for number, name in enumerate(names):
             chosen = kind == number
-            tails, heads = all_tails[chosen], all_heads[chosen]
-            rows = index[tails].astype(np.int64) if name in ("dn", "dd") else tails // processes
-            columns = (index[heads].astype(np.int64) if name in ("nd", "dd")
-                       else heads // processes if name == "dn" else heads)
+            rows, columns = row_of[name][chosen].astype(np.int64), column_of[name][chosen].astype(np.int64)
             at = filled[name]
             keys[name][at:at + rows.size] = rows * max(widths[name], 1) + columns
             filled[name] = at + rows.size
