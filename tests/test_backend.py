@@ -55,3 +55,10 @@ def test_numpy_row_stack_shim(monkeypatch):
 def test_cpu_memory_info():
     free, total = get_backend("cpu").memory_info()
     assert 0 < free <= total
+
+
+def test_the_pool_measures_are_zero_and_releasing_does_nothing_off_the_gpu():
+    backend = get_backend("cpu")
+    backend.reset_pool_peak()
+    backend.release_cached_memory()
+    assert backend.pool_peak_bytes() == 0

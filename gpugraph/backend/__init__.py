@@ -49,6 +49,7 @@ class Backend:
         self.device_id = device_id
         self.simulated = simulated
         self._multiprocessors = None
+        self._pool_peak = 0  # pool_peak_bytes
         if kind == "cuda" and not simulated:
             import cupy
 
@@ -136,9 +137,34 @@ class Backend:
         with self.activate():
             return self.xp.cuda.runtime.memGetInfo()
 
-    def pool_bytes(self) -> int:
-        """Bytes CuPy's memory pool holds on this GPU (used and kept for reuse: after a phase that
-        freed its temporaries, about that phase's peak); 0 on the CPU and the simulator."""
+    def reset_pool_peak(self) -> None:
+        """Start a new measurement of :meth:`pool_peak_bytes` from what the pool holds now."""
+        self._pool_peak = self._pool_held()
+
+    def pool_peak_bytes(self) -> int:
+        """The most bytes CuPy's memory pool has held on this GPU (used and kept for reuse) since
+        :meth:`reset_pool_peak` or the backend's making; 0 on the CPU and the simulator.
+
+        The pool only grows between releases (:meth:`release_cached_memory`), so this is the
+        larger of what it held at each release and what it holds now."""
+        self._pool_peak = max(self._pool_peak, self._pool_held())
+        return self._pool_peak
+
+    def release_cached_memory(self) -> None:
+        """Give the blocks CuPy's memory pool keeps for reuse back to the GPU; nothing on the CPU
+        and the simulator.
+
+        Between the phases of a construction that fills most of the GPU this keeps a long-lived
+        array from being carved out of a large cached block (which it would pin: the pool
+        returns only whole blocks), so that the next phase's large arrays find the memory.
+        """
+        if self.on_host or self.simulated:
+            return
+        self._pool_peak = max(self._pool_peak, self._pool_held())
+        with self.activate():
+            self.xp.get_default_memory_pool().free_all_blocks()
+
+    def _pool_held(self) -> int:
         if self.on_host or self.simulated:
             return 0
         with self.activate():

@@ -59,8 +59,7 @@ def measure(backend) -> dict:
     except (MemoryError, RuntimeError) as exc:  # CuPy's OutOfMemoryError is a MemoryError
         return {"error": f"{type(exc).__name__}: {exc}"}
     finally:
-        if on_gpu:
-            xp.get_default_memory_pool().free_all_blocks()
+        backend.release_cached_memory()
     copy_seconds = median([timing.seconds for timing in copies])
     gather_seconds = median([timing.seconds for timing in gathers])
     return {

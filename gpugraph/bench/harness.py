@@ -233,8 +233,7 @@ def _benchmark_graph(entry: str, plan: Plan, backend, shared: dict):
         for anchor in [anchor for anchor in prepared if not later & set(anchor.methods)]:
             del prepared[anchor]
     del graph, weighted, prepared
-    if backend.is_cuda and not backend.on_host:
-        backend.xp.get_default_memory_pool().free_all_blocks()
+    backend.release_cached_memory()
 
 
 def _parameters(name: str, graph, roots: np.ndarray) -> dict:

@@ -183,14 +183,14 @@ def destinations(layout: Layout, sources, targets, delegate_index, degree):
     return layout.owner(anchor).astype(np.int64)
 
 
-def build(comm, layout: Layout, sources, targets, separation) -> Subgraphs:
-    """This process's :class:`Subgraphs` from an edge slice (collective).
+def distribute(comm, layout: Layout, sources, targets, separation) -> list:
+    """This process's arcs from an edge slice (collective): Algorithm 1's first half.
 
     The edges are taken ``config.GRAPH500_BUILD_CHUNK_EDGES`` at a time: a chunk's two arcs per
     edge are made, self-loops dropped and, with several processes, each arc sent to its process
     (:func:`destinations`), packed as nn pairs are (:func:`~gpugraph.graph500.bfs.pack_pairs`:
-    8 bytes an arc up to scale 31). So the temporaries are a chunk's, and this process holds
-    whole, beside the edges, only its packed arcs and then the subgraphs' keys (8 bytes an arc).
+    8 bytes an arc up to scale 31). So the temporaries are a chunk's; the edges may be dropped
+    once this returns, before :func:`build` makes the subgraphs' keys.
 
     Parameters
     ----------
@@ -200,35 +200,16 @@ def build(comm, layout: Layout, sources, targets, separation) -> Subgraphs:
         The layout. With a group of one process but a layout of several (building one process's
         part alone), only the arcs of process ``comm.rank`` are kept.
     sources, targets:
-        This process's slice of the undirected edges, each edge once (int64 global ids; any
-        process may hold any edge; self-loops and duplicates are dropped here).
+        This process's slice of the undirected edges, each edge once (int32 or int64 global ids;
+        any process may hold any edge; self-loops and duplicates are dropped here).
     separation:
         The delegates (:func:`gpugraph.graph500.separation.separate`), the same on every process.
 
     Returns
     -------
-    Subgraphs
+    list
+        int64 arrays of packed arcs ``(from, to)``, a chunk's each, for :func:`build`.
     """
-    xp = array_module(sources)
-    index = separation.delegate_index
-    n = int(index.size)
-    num_local = layout.local_count(comm.rank, n)
-    d = separation.num_delegates
-    shapes = {"nn": (num_local, n, np.int64), "nd": (num_local, d, np.int32), "dn": (d, num_local, np.int32),
-              "dd": (d, d, np.int32)}
-    arcs = _arcs_of_this_process(comm, layout, sources, targets, separation)
-    keys = _subgraph_keys(xp, arcs, index, layout.processes, {name: shape[1] for name, shape in shapes.items()})
-    del arcs
-    kinds = {name: _csr(xp, keys.pop(name), *shape) for name, shape in shapes.items()}
-    totals = comm.allreduce(np.array([kinds[name].num_arcs for name in ("nn", "nd", "dn", "dd")], dtype=np.int64))
-    return Subgraphs(layout, comm.rank, n, separation.delegate_ids, kinds["nn"], kinds["nd"], kinds["dn"], kinds["dd"],
-                     dict(zip(("nn", "nd", "dn", "dd"), (int(t) for t in totals))))
-
-
-def _arcs_of_this_process(comm, layout: Layout, sources, targets, separation):
-    """Both arcs of every edge, self-loops dropped, that belong to this process (sent there,
-    chunk by chunk, with several processes), packed: one int64 array of
-    :func:`~gpugraph.graph500.bfs.pack_pairs` entries ``(from, to)``."""
     xp = array_module(sources)
     n = int(separation.delegate_index.size)
     pieces = edge_chunks(sources.size)
@@ -237,7 +218,7 @@ def _arcs_of_this_process(comm, layout: Layout, sources, targets, separation):
     held = []
     for piece in pieces:
         keep = sources[piece] != targets[piece]
-        ends = (sources[piece][keep], targets[piece][keep])
+        ends = (sources[piece][keep].astype(np.int64), targets[piece][keep].astype(np.int64))
         arc_from, arc_to = xp.concatenate(ends), xp.concatenate(ends[::-1])
         del keep, ends
         if layout.processes > 1:
@@ -252,57 +233,83 @@ def _arcs_of_this_process(comm, layout: Layout, sources, targets, separation):
             mine = process == comm.rank
             arc_from, arc_to = arc_from[mine], arc_to[mine]
         held.append(pack_pairs(xp, arc_from, arc_to, n))
-    return _joined(xp, held)
+    return held
 
 
-def _joined(xp, pieces: list):
-    """``pieces`` end to end, each dropped from the list once copied (so the whole and one piece
-    are alive at a time, not the whole twice)."""
-    joined = xp.empty(sum(int(piece.size) for piece in pieces), dtype=np.int64)
-    at = 0
-    while pieces:
-        piece = pieces.pop(0)
-        joined[at:at + piece.size] = piece
-        at += piece.size
-    return joined
+def build(comm, layout: Layout, arcs: list, separation) -> Subgraphs:
+    """This process's :class:`Subgraphs` from its arcs (collective): Algorithm 1's second half.
+
+    The arcs become one int64 key per arc and kind, a chunk at a time, each piece of ``arcs``
+    dropped once its keys are written; the keys are then sorted in place into the four CSRs.
+    So beside the subgraphs this holds at most the arcs and the keys (8 bytes an arc each).
+
+    Parameters
+    ----------
+    comm, layout, separation:
+        As given to :func:`distribute`.
+    arcs:
+        What :func:`distribute` returned; emptied here.
+
+    Returns
+    -------
+    Subgraphs
+    """
+    index = separation.delegate_index
+    backend, xp = comm.backend, array_module(index)
+    n = int(index.size)
+    num_local = layout.local_count(comm.rank, n)
+    d = separation.num_delegates
+    shapes = {"nn": (num_local, n, np.int64), "nd": (num_local, d, np.int32), "dn": (d, num_local, np.int32),
+              "dd": (d, d, np.int32)}
+    backend.release_cached_memory()  # the edges' and the exchanges' blocks: the keys get their own
+    keys = _subgraph_keys(xp, arcs, index, layout.processes, {name: shape[1] for name, shape in shapes.items()})
+    kinds = {name: _csr(backend, keys.pop(name), *shape) for name, shape in shapes.items()}
+    backend.release_cached_memory()  # what the searcher allocates next lives as long as it
+    totals = comm.allreduce(np.array([kinds[name].num_arcs for name in ("nn", "nd", "dn", "dd")], dtype=np.int64))
+    return Subgraphs(layout, comm.rank, n, separation.delegate_ids, kinds["nn"], kinds["nd"], kinds["dn"], kinds["dd"],
+                     dict(zip(("nn", "nd", "dn", "dd"), (int(t) for t in totals))))
 
 
-def _subgraph_keys(xp, arcs, index, processes: int, widths: dict) -> dict:
-    """Per kind (nn, nd, dn, dd) one int64 key per arc of ``arcs`` (packed), ``row * width +
-    column`` in the kind's local numbering (module docstring), computed a chunk of arcs at a
-    time into arrays of their final sizes."""
+def _subgraph_keys(xp, arcs: list, index, processes: int, widths: dict) -> dict:
+    """Per kind (nn, nd, dn, dd) one int64 key per arc of ``arcs`` (packed pieces, emptied),
+    ``row * width + column`` in the kind's local numbering (module docstring), computed a chunk
+    of arcs at a time into arrays of their final sizes: the kinds are counted in a first pass."""
     n = int(index.size)
     entries = pair_entries(n)
     names = ("nn", "nd", "dn", "dd")
 
-    def chunks():  # each chunk's ends, their delegate numbers (-1: normal) and kinds (names' positions)
-        for piece in edge_chunks(arcs.size // entries):
-            tails, heads = unpack_pairs(arcs[piece.start * entries:piece.stop * entries], n)
+    def chunks(piece):  # the piece's chunks: ends, their delegate numbers (-1: normal) and kinds
+        for part in edge_chunks(piece.size // entries):
+            tails, heads = unpack_pairs(piece[part.start * entries:part.stop * entries], n)
             tail_delegate, head_delegate = index[tails], index[heads]
             kind = (tail_delegate >= 0).astype(np.int8) * 2 + (head_delegate >= 0).astype(np.int8)
             yield tails, heads, tail_delegate, head_delegate, kind
 
     counts = xp.zeros(len(names), dtype=np.int64)
-    for *_, kind in chunks():
-        counts += xp.bincount(kind, minlength=len(names))
+    for piece in arcs:
+        for *_, kind in chunks(piece):
+            counts += xp.bincount(kind, minlength=len(names))
     keys = {name: xp.empty(int(count), dtype=np.int64) for name, count in zip(names, to_numpy(counts))}
     filled = dict.fromkeys(names, 0)
-    for tails, heads, tail_delegate, head_delegate, kind in chunks():
-        local_tails, local_heads = tails // processes, heads // processes
-        row_of = {"nn": local_tails, "nd": local_tails, "dn": tail_delegate, "dd": tail_delegate}
-        column_of = {"nn": heads, "nd": head_delegate, "dn": local_heads, "dd": head_delegate}
-        for number, name in enumerate(names):
-            chosen = kind == number
-            rows, columns = row_of[name][chosen].astype(np.int64), column_of[name][chosen].astype(np.int64)
-            at = filled[name]
-            keys[name][at:at + rows.size] = rows * max(widths[name], 1) + columns
-            filled[name] = at + rows.size
+    while arcs:
+        for tails, heads, tail_delegate, head_delegate, kind in chunks(arcs.pop(0)):
+            local_tails, local_heads = tails // processes, heads // processes
+            row_of = {"nn": local_tails, "nd": local_tails, "dn": tail_delegate, "dd": tail_delegate}
+            column_of = {"nn": heads, "nd": head_delegate, "dn": local_heads, "dd": head_delegate}
+            for number, name in enumerate(names):
+                chosen = kind == number
+                rows, columns = row_of[name][chosen].astype(np.int64), column_of[name][chosen].astype(np.int64)
+                at = filled[name]
+                keys[name][at:at + rows.size] = rows * max(widths[name], 1) + columns
+                filled[name] = at + rows.size
     return keys
 
 
-def _csr(xp, keys, num_rows: int, width: int, column_dtype) -> Csr:
+def _csr(backend, keys, num_rows: int, width: int, column_dtype) -> Csr:
     """The CSR of ``keys`` (``row * width + column``, sorted here in place): rows sorted, each
-    row's columns sorted and unique."""
+    row's columns sorted and unique. The sort's and the deduplication's blocks go back to the GPU
+    before the CSR's own arrays are made (:meth:`~gpugraph.backend.Backend.release_cached_memory`)."""
+    xp = backend.xp
     keys.sort()
     if keys.size > 1:
         fresh = xp.empty(keys.size, dtype=bool)
@@ -310,6 +317,7 @@ def _csr(xp, keys, num_rows: int, width: int, column_dtype) -> Csr:
         xp.not_equal(keys[1:], keys[:-1], out=fresh[1:])
         keys = keys[fresh]
         del fresh
+    backend.release_cached_memory()
     indptr = xp.searchsorted(keys, xp.arange(num_rows + 1, dtype=np.int64) * max(width, 1))
     offsets_dtype = np.int32 if keys.size < np.iinfo(np.int32).max else np.int64
     return Csr(indptr.astype(offsets_dtype), (keys % max(width, 1)).astype(column_dtype))

@@ -74,8 +74,9 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
     dict or None
         On process 0 the record: ``text`` (the reference's output block), per-root ``seconds``,
         ``nedge``, ``levels``, ``validation_seconds``; ``threshold``, ``delegates``,
-        ``arcs`` per kind, ``memory`` per process, ``construction_pool_bytes`` (per process, what
-        CuPy's pool held after the construction: about its peak; 0 on the CPU), ``generation_seconds``,
+        ``arcs`` per kind, ``memory`` per process, ``construction_pool_bytes`` (per process, the most
+        CuPy's pool held during the generation and the construction:
+        :meth:`~gpugraph.backend.Backend.pool_peak_bytes`; 0 on the CPU), ``generation_seconds``,
         ``construction_seconds`` (with the searcher's warm-up from the busiest vertex:
         :meth:`~gpugraph.graph500.bfs.Searcher.warm_up`), the options (``factors``: those the
         searches used), ``phases`` summed over the searches,
@@ -103,12 +104,13 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
     say = report if (report and group.rank == 0) else (lambda line: None)
     layout = distributor.Layout(group.size // gpus_per_host, gpus_per_host)
     began = time.perf_counter()
+    backend.reset_pool_peak()
     with backend.activate():
         first, end = edges * group.rank // group.size, edges * (group.rank + 1) // group.size
         with backend.out_of_memory_named(f"generating edges {first:,}..{end:,} of scale {scale}"):
             generated = rmat_edges(scale, edge_factor, seed=seed, device=backend, edge_range=(first, end),
                                    progress=False)
-            sources, targets = generated.src.astype(np.int64, copy=False), generated.dst.astype(np.int64, copy=False)
+            sources, targets = generated.src, generated.dst  # int32 up to scale 31: half the bytes
             del generated
         backend.synchronize()
         generation = float(group.allreduce([time.perf_counter() - began], "max")[0])
@@ -121,11 +123,12 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
             relabeling = separation.by_degree(degree) if relabel else None
             if relabeling is not None:  # in place, a chunk at a time (validation generates its own edges)
                 for piece in separation.edge_chunks(sources.size):
-                    sources[piece] = relabeling.new_id[sources[piece]]
-                    targets[piece] = relabeling.new_id[targets[piece]]
+                    sources[piece] = relabeling.new_id[sources[piece]].astype(sources.dtype, copy=False)
+                    targets[piece] = relabeling.new_id[targets[piece]].astype(targets.dtype, copy=False)
             delegates = separation.separate(degree if relabeling is None else degree[relabeling.original_id], chosen)
-            parts = distributor.build(group, layout, sources, targets, delegates)
-            del sources, targets
+            arcs = distributor.distribute(group, layout, sources, targets, delegates)
+            del sources, targets  # before the keys: the arcs and their keys are the peak
+            parts = distributor.build(group, layout, arcs, delegates)
             if relabeling is not None and group.size > 1:
                 # Each process's device keeps its share only (Table I): the map (16 bytes per
                 # vertex) goes to the host, where roots are looked up and trees gathered anyway.
@@ -134,7 +137,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
             searcher.warm_up(int(xp.argmax(degree)))
         backend.synchronize()
         construction = float(group.allreduce([time.perf_counter() - began], "max")[0])
-        construction_pool = group.all_gather(np.array([backend.pool_bytes()], dtype=np.float64))
+        construction_pool = group.all_gather(np.array([backend.pool_peak_bytes()], dtype=np.float64))
         host_degree = to_numpy(degree)
         searched_degree = to_numpy(delegates.degree)  # in the searcher's ids
     say(f"built in {construction:.2f} s: TH {chosen}, {delegates.num_delegates:,} delegates, "

@@ -29,6 +29,11 @@ def _edges(scale=9, seed=3):
     return edges.src.astype(np.int64), edges.dst.astype(np.int64), 1 << scale
 
 
+def _build(comm, layout, sources, targets, delegates):
+    """A process's subgraphs from its edge slice, as the harness builds them."""
+    return distributor.build(comm, layout, distributor.distribute(comm, layout, sources, targets, delegates), delegates)
+
+
 def _searcher(sources, targets, n, threshold=None, options=None, device="cpu", relabel=False):
     group = Group(get_backend(device))
     xp = group.backend.xp
@@ -40,7 +45,7 @@ def _searcher(sources, targets, n, threshold=None, options=None, device="cpu", r
     if relabeling is not None:
         sources, targets, degree = relabeling.new_id[sources], relabeling.new_id[targets], degree[relabeling.original_id]
     delegates = separation.separate(degree, threshold)
-    parts = distributor.build(group, distributor.Layout(1), sources, targets, delegates)
+    parts = _build(group, distributor.Layout(1), sources, targets, delegates)
     return Searcher(group, parts, options, relabeling)
 
 
@@ -252,7 +257,7 @@ def test_subgraphs_cover_every_arc_once_and_pair_nd_with_dn(processes):
     found = []
     for process in range(processes):
         # A group of one building process ``process``'s part keeps that process's arcs only.
-        part = distributor.build(_FixedRank(process), layout, sources, targets, delegates)
+        part = _build(_FixedRank(process), layout, sources, targets, delegates)
         ids = delegates.delegate_ids
         local = np.arange(part.num_local) * processes + part.offset
         for name, rows, columns in (("nn", local, None), ("nd", local, ids), ("dn", ids, local), ("dd", ids, ids)):
@@ -276,7 +281,7 @@ def _built_in_chunks(sources, targets, n, processes):
     table = separation.edge_share_table(group, sources, targets, degree)
     delegates = separation.separate(degree, 16)
     layout = distributor.Layout(processes)
-    parts = [distributor.build(_FixedRank(process), layout, sources, targets, delegates) for process in range(processes)]
+    parts = [_build(_FixedRank(process), layout, sources, targets, delegates) for process in range(processes)]
     return degree, table, parts
 
 
@@ -298,6 +303,21 @@ def test_the_construction_in_small_chunks_builds_the_same_subgraphs(monkeypatch,
     _assert_same_subgraphs(parts, chunked_parts)
 
 
+
+@pytest.mark.parametrize("processes", [1, 3])
+def test_int32_edges_build_what_int64_edges_build_and_the_arcs_are_used_up(processes):
+    """The harness keeps the generator's int32 ids (half the bytes); packing must widen them."""
+    sources, targets, n = _edges(scale=8)
+    delegates = separation.separate(separation.degrees(Group(get_backend("cpu")), sources, targets, n), 16)
+    layout = distributor.Layout(processes)
+    for process in range(processes):
+        arcs = distributor.distribute(_FixedRank(process), layout, sources.astype(np.int32),
+                                      targets.astype(np.int32), delegates)
+        narrow = distributor.build(_FixedRank(process), layout, arcs, delegates)
+        assert arcs == []
+        wide = _build(_FixedRank(process), layout, sources.astype(np.int64), targets.astype(np.int64), delegates)
+        _assert_same_subgraphs([narrow], [wide])
+
 def _build_in_chunks_worker(rank, kind, folder, chunk_edges):
     """A rank of :func:`test_processes_exchanging_chunk_by_chunk_build_what_one_builds`: its
     slice of the edges (rank 1's is empty), built in chunks of ``chunk_edges``, saved."""
@@ -307,7 +327,7 @@ def _build_in_chunks_worker(rank, kind, folder, chunk_edges):
     degree = separation.degrees(group, sources, targets, n)  # every rank counts all: summed, x2
     delegates = separation.separate(degree // group.size, 16)
     mine = slice(0, 0) if rank == 1 else slice(sources.size * rank // group.size, sources.size * (rank + 1) // group.size)
-    part = distributor.build(group, distributor.Layout(group.size), sources[mine], targets[mine], delegates)
+    part = _build(group, distributor.Layout(group.size), sources[mine], targets[mine], delegates)
     np.savez(Path(folder) / f"part{rank}.npz", **{f"{name}_{field}": getattr(getattr(part, name), field)
                                                   for name in ("nn", "nd", "dn", "dd") for field in ("indptr", "indices")})
 
@@ -324,7 +344,7 @@ def test_processes_exchanging_chunk_by_chunk_build_what_one_builds(tmp_path):
     kept = np.r_[0:sources.size // 3, sources.size * 2 // 3:sources.size]
     delegates = separation.separate(separation.degrees(Group(get_backend("cpu")), sources, targets, n), 16)
     for rank in range(3):
-        part = distributor.build(_FixedRank(rank), distributor.Layout(3), sources[kept], targets[kept], delegates)
+        part = _build(_FixedRank(rank), distributor.Layout(3), sources[kept], targets[kept], delegates)
         saved = np.load(tmp_path / f"part{rank}.npz")
         for name in ("nn", "nd", "dn", "dd"):
             np.testing.assert_array_equal(getattr(part, name).indptr, saved[f"{name}_indptr"])
@@ -335,7 +355,7 @@ class _FixedRank:
     """A group of one that claims to be ``rank`` (builds one process's part without exchanging)."""
 
     def __init__(self, rank):
-        self.rank, self.size = rank, 1
+        self.rank, self.size, self.backend = rank, 1, get_backend("cpu")
 
     def allreduce(self, values, op="sum"):
         return np.asarray(values)
