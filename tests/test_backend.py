@@ -62,3 +62,26 @@ def test_the_pool_measures_are_zero_and_releasing_does_nothing_off_the_gpu():
     backend.reset_pool_peak()
     backend.release_cached_memory()
     assert backend.pool_peak_bytes() == 0
+
+
+class CUDARuntimeError(RuntimeError):
+    """Stands for CuPy's runtime error (``cupy_backends``), which names its CUDA status."""
+
+    def __init__(self, status):
+        super().__init__(f"status {status}")
+        self.status = status
+
+
+@pytest.mark.parametrize("error", [MemoryError("pool exhausted"), CUDARuntimeError(2)])
+def test_running_out_of_memory_is_a_named_error_saying_what_was_done(error):
+    from gpugraph.errors import DeviceOutOfMemoryError
+
+    with pytest.raises(DeviceOutOfMemoryError, match=r"cpu: out of memory sorting the keys \("):
+        with get_backend("cpu").out_of_memory_named("sorting the keys"):
+            raise error
+
+
+def test_other_runtime_errors_pass_through_out_of_memory_naming():
+    with pytest.raises(CUDARuntimeError):
+        with get_backend("cpu").out_of_memory_named("sorting the keys"):
+            raise CUDARuntimeError(700)  # an illegal address: not memory

@@ -26,6 +26,15 @@ import numpy as np
 from gpugraph import config
 from gpugraph.errors import DeviceError, DeviceOutOfMemoryError, InvalidParameterError
 
+_CUDA_ERROR_MEMORY_ALLOCATION = 2  # cudaErrorMemoryAllocation
+
+
+def _out_of_memory(error: Exception) -> bool:
+    """Whether ``error`` says the GPU (or the host) ran out of memory."""
+    return isinstance(error, MemoryError) or (type(error).__name__ == "CUDARuntimeError"
+                                              and getattr(error, "status", None) == _CUDA_ERROR_MEMORY_ALLOCATION)
+
+
 _DEVICE_PATTERN = re.compile(r"^(cpu|cuda|gpu)(?::(\d+))?$")
 
 
@@ -102,7 +111,9 @@ class Backend:
     @contextlib.contextmanager
     def out_of_memory_named(self, what: str):
         """Turn running out of memory inside the block (CuPy's ``OutOfMemoryError`` is a
-        ``MemoryError``) into a :class:`DeviceOutOfMemoryError` saying what was being done.
+        ``MemoryError``; an allocation outside CuPy's pool fails with a ``CUDARuntimeError`` of
+        status ``cudaErrorMemoryAllocation``) into a :class:`DeviceOutOfMemoryError` saying what
+        was being done.
 
         Raises
         ------
@@ -113,7 +124,9 @@ class Backend:
             yield
         except DeviceOutOfMemoryError:
             raise
-        except MemoryError as exc:
+        except Exception as exc:
+            if not _out_of_memory(exc):
+                raise
             free, total = self.memory_info()
             message = f"{self.name}: out of memory {what} ({free:,} of {total:,} bytes free)"
             raise DeviceOutOfMemoryError(message) from exc

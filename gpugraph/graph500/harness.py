@@ -176,7 +176,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
             if group.rank == 0:
                 from gpugraph.graph500.validate import validate as validate_tree
 
-                with backend.activate():
+                with backend.activate(), backend.out_of_memory_named(f"validating the tree from root {int(root)}"):
                     outcome = validate_tree(whole[0], whole[1], 1 << int(scale), int(root),
                                             backend.asarray(parent))
                 nedge = outcome["edges_in_component"]
