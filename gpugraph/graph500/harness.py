@@ -225,12 +225,13 @@ def _roots(degree: np.ndarray, count: int) -> np.ndarray:
 
 
 def _whole_edges(backend, scale: int, edge_factor: int, seed: int):
-    """Every edge, for validation on process 0."""
+    """Every edge, for validation on process 0 (in the generator's ids: int32 up to scale 31,
+    which the validator widens a chunk at a time)."""
     from gpugraph.io.generators import rmat_edges
 
     with backend.out_of_memory_named(f"generating all {edge_factor << scale:,} edges for validation"):
         edges = rmat_edges(scale, edge_factor, seed=seed, device=backend, progress=False)
-        return edges.src.astype(np.int64), edges.dst.astype(np.int64)
+        return edges.src, edges.dst
 
 
 def _estimated_edges(group: Group, searcher: Searcher, degree: np.ndarray) -> float:
