@@ -309,7 +309,7 @@ def _csr(backend, keys, num_rows: int, width: int, column_dtype) -> Csr:
     """The CSR of ``keys`` (``row * width + column``, sorted here in place): rows sorted, each
     row's columns sorted and unique. The sort's and the deduplication's blocks go back to the GPU
     before the CSR's own arrays are made (:meth:`~gpugraph.backend.Backend.release_cached_memory`)."""
-    xp = backend.xp
+    xp = array_module(keys)
     keys.sort()
     if keys.size > 1:
         fresh = xp.empty(keys.size, dtype=bool)
