@@ -47,7 +47,7 @@ def _process(rank: int, kind: str, scale: int) -> None:
         setattr(owner, name, wrapper)
 
     for owner, name in ((separation, "degrees"), (separation, "edge_share_table"), (separation, "by_degree"),
-                        (distributor, "distribute"), (distributor, "_subgraph_keys"), (distributor, "_csr"),
+                        (distributor, "distribute"), (distributor, "_rows_filled"), (distributor, "_sorted_unique_rows"),
                         (distributor, "build"), (bfs.Searcher, "__init__"), (bfs.Searcher, "warm_up")):
         traced(owner, name)
     harness.run_process(bfs.Group(get_backend(f"cuda:{rank}"), distributed=True), scale, roots=2, validate=False)

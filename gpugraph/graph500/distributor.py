@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gpugraph import config
 from gpugraph.backend import array_module, to_numpy
 from gpugraph.errors import InvalidParameterError
 from gpugraph.graph500.bfs import pack_pairs, pair_entries, unpack_pairs
@@ -239,9 +240,11 @@ def distribute(comm, layout: Layout, sources, targets, separation) -> list:
 def build(comm, layout: Layout, arcs: list, separation) -> Subgraphs:
     """This process's :class:`Subgraphs` from its arcs (collective): Algorithm 1's second half.
 
-    The arcs become one int64 key per arc and kind, a chunk at a time, each piece of ``arcs``
-    dropped once its keys are written; the keys are then sorted in place into the four CSRs.
-    So beside the subgraphs this holds at most the arcs and the keys (8 bytes an arc each).
+    A counting build: each kind's rows are counted in a pass over the arcs, then a second pass
+    puts each arc's column in its row's place (each piece of ``arcs`` dropped once used), and
+    each row's columns are sorted and made unique in bands of rows. So beside the subgraphs
+    this holds at most the arcs (8 bytes each) and their columns (4 bytes, nn's 8), where a
+    sort of one key per arc held 16 bytes an arc.
 
     Parameters
     ----------
@@ -261,63 +264,95 @@ def build(comm, layout: Layout, arcs: list, separation) -> Subgraphs:
     d = separation.num_delegates
     shapes = {"nn": (num_local, n, np.int64), "nd": (num_local, d, np.int32), "dn": (d, num_local, np.int32),
               "dd": (d, d, np.int32)}
-    backend.release_cached_memory()  # the edges' and the exchanges' blocks: the keys get their own
-    keys = _subgraph_keys(xp, arcs, index, layout.processes, {name: shape[1] for name, shape in shapes.items()})
-    kinds = {name: _csr(backend, keys.pop(name), *shape) for name, shape in shapes.items()}
+    backend.release_cached_memory()  # the edges' and the exchanges' blocks: the rows get their own
+    filled = _rows_filled(xp, arcs, index, layout.processes, shapes)
+    kinds = {}
+    for name, (_, width, _) in shapes.items():
+        backend.release_cached_memory()  # the fill's chunks, then each kind's bands
+        kinds[name] = _sorted_unique_rows(*filled.pop(name), width)
     backend.release_cached_memory()  # what the searcher allocates next lives as long as it
     totals = comm.allreduce(np.array([kinds[name].num_arcs for name in ("nn", "nd", "dn", "dd")], dtype=np.int64))
     return Subgraphs(layout, comm.rank, n, separation.delegate_ids, kinds["nn"], kinds["nd"], kinds["dn"], kinds["dd"],
                      dict(zip(("nn", "nd", "dn", "dd"), (int(t) for t in totals))))
 
 
-def _subgraph_keys(xp, arcs: list, index, processes: int, widths: dict) -> dict:
-    """Per kind (nn, nd, dn, dd) one int64 key per arc of ``arcs`` (packed pieces, emptied),
-    ``row * width + column`` in the kind's local numbering (module docstring), computed a chunk
-    of arcs at a time into arrays of their final sizes: the kinds are counted in a first pass."""
+def _kind_parts(xp, piece, index, processes: int):
+    """The arcs of one packed piece a chunk at a time, per kind (nn, nd, dn, dd): ``(name,
+    rows, columns)`` in the kind's local numbering (module docstring), rows int64."""
     n = int(index.size)
     entries = pair_entries(n)
-    names = ("nn", "nd", "dn", "dd")
+    for part in edge_chunks(piece.size // entries):
+        tails, heads = unpack_pairs(piece[part.start * entries:part.stop * entries], n)
+        tail_delegate, head_delegate = index[tails], index[heads]
+        tail_normal, head_normal = tail_delegate < 0, head_delegate < 0
+        local_tails, local_heads = tails // processes, heads // processes
+        for name, chosen, rows, columns in (
+                ("nn", tail_normal & head_normal, local_tails, heads),
+                ("nd", tail_normal & ~head_normal, local_tails, head_delegate),
+                ("dn", ~tail_normal & head_normal, tail_delegate, local_heads),
+                ("dd", ~tail_normal & ~head_normal, tail_delegate, head_delegate)):
+            yield name, rows[chosen].astype(np.int64), columns[chosen]
 
-    def chunks(piece):  # the piece's chunks: ends, their delegate numbers (-1: normal) and kinds
-        for part in edge_chunks(piece.size // entries):
-            tails, heads = unpack_pairs(piece[part.start * entries:part.stop * entries], n)
-            tail_delegate, head_delegate = index[tails], index[heads]
-            kind = (tail_delegate >= 0).astype(np.int8) * 2 + (head_delegate >= 0).astype(np.int8)
-            yield tails, heads, tail_delegate, head_delegate, kind
 
-    counts = xp.zeros(len(names), dtype=np.int64)
+def _rows_filled(xp, arcs: list, index, processes: int, shapes: dict) -> dict:
+    """Per kind ``(indptr, columns)``: every arc of ``arcs`` (packed pieces, emptied) in its
+    row, duplicates kept, a row's columns in no particular order. The rows are counted in a
+    first pass; the second puts each chunk's columns, sorted by row, at their rows' cursors."""
+    counts = {name: xp.zeros(rows, dtype=np.int64) for name, (rows, _, _) in shapes.items()}
     for piece in arcs:
-        for *_, kind in chunks(piece):
-            counts += xp.bincount(kind, minlength=len(names))
-    keys = {name: xp.empty(int(count), dtype=np.int64) for name, count in zip(names, to_numpy(counts))}
-    filled = dict.fromkeys(names, 0)
+        for name, rows, _ in _kind_parts(xp, piece, index, processes):
+            if rows.size:
+                counts[name] += xp.bincount(rows, minlength=counts[name].size)
+    indptr, columns, cursor = {}, {}, {}
+    for name, (_, _, dtype) in shapes.items():
+        indptr[name] = xp.concatenate((xp.zeros(1, dtype=np.int64), xp.cumsum(counts.pop(name))))
+        columns[name] = xp.empty(int(indptr[name][-1]), dtype=dtype)
+        cursor[name] = indptr[name][:-1].copy()
     while arcs:
-        for tails, heads, tail_delegate, head_delegate, kind in chunks(arcs.pop(0)):
-            local_tails, local_heads = tails // processes, heads // processes
-            row_of = {"nn": local_tails, "nd": local_tails, "dn": tail_delegate, "dd": tail_delegate}
-            column_of = {"nn": heads, "nd": head_delegate, "dn": local_heads, "dd": head_delegate}
-            for number, name in enumerate(names):
-                chosen = kind == number
-                rows, columns = row_of[name][chosen].astype(np.int64), column_of[name][chosen].astype(np.int64)
-                at = filled[name]
-                keys[name][at:at + rows.size] = rows * max(widths[name], 1) + columns
-                filled[name] = at + rows.size
-    return keys
+        for name, rows, row_columns in _kind_parts(xp, arcs.pop(0), index, processes):
+            if rows.size == 0:
+                continue
+            order = xp.argsort(rows)
+            rows = rows[order]
+            run_start = xp.searchsorted(rows, rows)  # each arc's rank within its row's run here
+            places = cursor[name][rows] + (xp.arange(rows.size, dtype=np.int64) - run_start)
+            columns[name][places] = row_columns[order]
+            cursor[name] += xp.bincount(rows, minlength=cursor[name].size)
+    return {name: (indptr[name], columns[name]) for name in shapes}
 
 
-def _csr(backend, keys, num_rows: int, width: int, column_dtype) -> Csr:
-    """The CSR of ``keys`` (``row * width + column``, sorted here in place): rows sorted, each
-    row's columns sorted and unique. The sort's and the deduplication's blocks go back to the GPU
-    before the CSR's own arrays are made (:meth:`~gpugraph.backend.Backend.release_cached_memory`)."""
-    xp = array_module(keys)
-    keys.sort()
-    if keys.size > 1:
-        fresh = xp.empty(keys.size, dtype=bool)
-        fresh[0] = True
-        xp.not_equal(keys[1:], keys[:-1], out=fresh[1:])
-        keys = keys[fresh]
-        del fresh
-    backend.release_cached_memory()
-    indptr = xp.searchsorted(keys, xp.arange(num_rows + 1, dtype=np.int64) * max(width, 1))
-    offsets_dtype = np.int32 if keys.size < np.iinfo(np.int32).max else np.int64
-    return Csr(indptr.astype(offsets_dtype), (keys % max(width, 1)).astype(column_dtype))
+def _sorted_unique_rows(indptr, columns, width: int) -> Csr:
+    """The CSR of rows filled by :func:`_rows_filled`, each row's columns sorted and unique.
+
+    Whole rows are taken ``2 * config.GRAPH500_BUILD_CHUNK_EDGES`` arcs at a time (a longer row
+    alone) as keys ``row in the band * width + column``, sorted, made unique and written back
+    over the columns already done (never past the band's start), so the temporaries are a
+    band's; the columns are copied to their final size at the end."""
+    xp = array_module(columns)
+    num_rows = indptr.size - 1
+    band_arcs = 2 * config.GRAPH500_BUILD_CHUNK_EDGES
+    width = max(width, 1)
+    kept = xp.zeros(num_rows, dtype=np.int64)
+    written = row = 0
+    while row < num_rows:
+        begin = int(indptr[row])
+        stop = int(xp.searchsorted(indptr, xp.asarray([begin + band_arcs]), side="right")[0]) - 1
+        stop = min(max(stop, row + 1), num_rows)
+        end = int(indptr[stop])
+        if end > begin:
+            band_rows = xp.searchsorted(indptr[row:stop + 1], xp.arange(begin, end, dtype=np.int64), side="right") - 1
+            keys = band_rows * width + columns[begin:end]
+            del band_rows
+            keys.sort()
+            fresh = xp.empty(keys.size, dtype=bool)
+            fresh[0] = True
+            xp.not_equal(keys[1:], keys[:-1], out=fresh[1:])
+            keys = keys[fresh]
+            del fresh
+            kept[row:stop] = xp.bincount(keys // width, minlength=stop - row)
+            columns[written:written + keys.size] = keys % width
+            written += keys.size
+        row = stop
+    indptr = xp.concatenate((xp.zeros(1, dtype=np.int64), xp.cumsum(kept)))
+    offsets_dtype = np.int32 if written < np.iinfo(np.int32).max else np.int64
+    return Csr(indptr.astype(offsets_dtype), columns[:written].copy())

@@ -318,6 +318,21 @@ def test_int32_edges_build_what_int64_edges_build_and_the_arcs_are_used_up(proce
         wide = _build(_FixedRank(process), layout, sources.astype(np.int64), targets.astype(np.int64), delegates)
         _assert_same_subgraphs([narrow], [wide])
 
+def test_rows_sorted_in_bands_equal_each_row_sorted_and_unique(monkeypatch):
+    """Bands of 6 arcs: rows longer than a band alone, empty rows inside bands, duplicates at a
+    band's edge; every row comes out sorted and unique, as NumPy's ``unique`` makes it."""
+    monkeypatch.setattr(config, "GRAPH500_BUILD_CHUNK_EDGES", 3)
+    rng = np.random.default_rng(5)
+    lengths = np.array([0, 2, 9, 0, 0, 3, 4, 14, 1, 0, 6, 5])
+    indptr = np.concatenate(([0], np.cumsum(lengths)))
+    columns = rng.integers(0, 7, size=indptr[-1]).astype(np.int32)
+    expected = [np.unique(columns[indptr[row]:indptr[row + 1]]) for row in range(lengths.size)]
+    csr = distributor._sorted_unique_rows(indptr, columns.copy(), 7)
+    assert csr.indices.dtype == np.int32
+    np.testing.assert_array_equal(np.diff(csr.indptr), [part.size for part in expected])
+    np.testing.assert_array_equal(csr.indices, np.concatenate(expected))
+
+
 def _build_in_chunks_worker(rank, kind, folder, chunk_edges):
     """A rank of :func:`test_processes_exchanging_chunk_by_chunk_build_what_one_builds`: its
     slice of the edges (rank 1's is empty), built in chunks of ``chunk_edges``, saved."""
