@@ -265,11 +265,10 @@ def build(comm, layout: Layout, arcs: list, separation) -> Subgraphs:
     shapes = {"nn": (num_local, n, np.int64), "nd": (num_local, d, np.int32), "dn": (d, num_local, np.int32),
               "dd": (d, d, np.int32)}
     backend.release_cached_memory()  # the edges' and the exchanges' blocks: the rows get their own
-    filled = _rows_filled(xp, arcs, index, layout.processes, shapes)
+    filled = _rows_filled(backend, arcs, index, layout.processes, shapes)
     kinds = {}
     for name, (_, width, _) in shapes.items():
-        backend.release_cached_memory()  # the fill's chunks, then each kind's bands
-        kinds[name] = _sorted_unique_rows(*filled.pop(name), width)
+        kinds[name] = _sorted_unique_rows(backend, *filled.pop(name), width)
     backend.release_cached_memory()  # what the searcher allocates next lives as long as it
     totals = comm.allreduce(np.array([kinds[name].num_arcs for name in ("nn", "nd", "dn", "dd")], dtype=np.int64))
     return Subgraphs(layout, comm.rank, n, separation.delegate_ids, kinds["nn"], kinds["nd"], kinds["dn"], kinds["dd"],
@@ -294,10 +293,13 @@ def _kind_parts(xp, piece, index, processes: int):
             yield name, rows[chosen].astype(np.int64), columns[chosen]
 
 
-def _rows_filled(xp, arcs: list, index, processes: int, shapes: dict) -> dict:
+def _rows_filled(backend, arcs: list, index, processes: int, shapes: dict) -> dict:
     """Per kind ``(indptr, columns)``: every arc of ``arcs`` (packed pieces, emptied) in its
     row, duplicates kept, a row's columns in no particular order. The rows are counted in a
-    first pass; the second puts each chunk's columns, sorted by row, at their rows' cursors."""
+    first pass; in the second each chunk's keys ``row * width + column`` are sorted, and each
+    row's run of them goes to the row's cursor. The pool's cached blocks go back after each
+    piece, so that chunks of other sizes do not cut new blocks beside them."""
+    xp = array_module(index)
     counts = {name: xp.zeros(rows, dtype=np.int64) for name, (rows, _, _) in shapes.items()}
     for piece in arcs:
         for name, rows, _ in _kind_parts(xp, piece, index, processes):
@@ -308,26 +310,37 @@ def _rows_filled(xp, arcs: list, index, processes: int, shapes: dict) -> dict:
         indptr[name] = xp.concatenate((xp.zeros(1, dtype=np.int64), xp.cumsum(counts.pop(name))))
         columns[name] = xp.empty(int(indptr[name][-1]), dtype=dtype)
         cursor[name] = indptr[name][:-1].copy()
+    backend.release_cached_memory()
     while arcs:
         for name, rows, row_columns in _kind_parts(xp, arcs.pop(0), index, processes):
             if rows.size == 0:
                 continue
-            order = xp.argsort(rows)
-            rows = rows[order]
-            run_start = xp.searchsorted(rows, rows)  # each arc's rank within its row's run here
-            places = cursor[name][rows] + (xp.arange(rows.size, dtype=np.int64) - run_start)
-            columns[name][places] = row_columns[order]
-            cursor[name] += xp.bincount(rows, minlength=cursor[name].size)
+            width = max(shapes[name][1], 1)
+            keys = rows * width + row_columns
+            del rows, row_columns
+            keys.sort()
+            rows = keys // width
+            run = xp.empty(rows.size, dtype=bool)
+            run[0] = True
+            xp.not_equal(rows[1:], rows[:-1], out=run[1:])
+            starts = xp.flatnonzero(run)
+            within = xp.arange(rows.size, dtype=np.int64) - starts[xp.cumsum(run) - 1]  # place in the run
+            del run
+            columns[name][cursor[name][rows] + within] = keys - rows * width
+            del keys, within
+            cursor[name][rows[starts]] += xp.diff(xp.concatenate((starts, xp.full(1, rows.size, dtype=starts.dtype))))
+        backend.release_cached_memory()
     return {name: (indptr[name], columns[name]) for name in shapes}
 
 
-def _sorted_unique_rows(indptr, columns, width: int) -> Csr:
+def _sorted_unique_rows(backend, indptr, columns, width: int) -> Csr:
     """The CSR of rows filled by :func:`_rows_filled`, each row's columns sorted and unique.
 
     Whole rows are taken ``2 * config.GRAPH500_BUILD_CHUNK_EDGES`` arcs at a time (a longer row
     alone) as keys ``row in the band * width + column``, sorted, made unique and written back
     over the columns already done (never past the band's start), so the temporaries are a
-    band's; the columns are copied to their final size at the end."""
+    band's (their blocks given back after each band); the columns are copied to their final
+    size at the end."""
     xp = array_module(columns)
     num_rows = indptr.size - 1
     band_arcs = 2 * config.GRAPH500_BUILD_CHUNK_EDGES
@@ -352,6 +365,8 @@ def _sorted_unique_rows(indptr, columns, width: int) -> Csr:
             kept[row:stop] = xp.bincount(keys // width, minlength=stop - row)
             columns[written:written + keys.size] = keys % width
             written += keys.size
+            del keys
+            backend.release_cached_memory()
         row = stop
     indptr = xp.concatenate((xp.zeros(1, dtype=np.int64), xp.cumsum(kept)))
     offsets_dtype = np.int32 if written < np.iinfo(np.int32).max else np.int64

@@ -327,7 +327,7 @@ def test_rows_sorted_in_bands_equal_each_row_sorted_and_unique(monkeypatch):
     indptr = np.concatenate(([0], np.cumsum(lengths)))
     columns = rng.integers(0, 7, size=indptr[-1]).astype(np.int32)
     expected = [np.unique(columns[indptr[row]:indptr[row + 1]]) for row in range(lengths.size)]
-    csr = distributor._sorted_unique_rows(indptr, columns.copy(), 7)
+    csr = distributor._sorted_unique_rows(get_backend("cpu"), indptr, columns.copy(), 7)
     assert csr.indices.dtype == np.int32
     np.testing.assert_array_equal(np.diff(csr.indptr), [part.size for part in expected])
     np.testing.assert_array_equal(csr.indices, np.concatenate(expected))
