@@ -188,10 +188,12 @@ def distribute(comm, layout: Layout, sources, targets, separation) -> list:
     """This process's arcs from an edge slice (collective): Algorithm 1's first half.
 
     The edges are taken ``config.GRAPH500_BUILD_CHUNK_EDGES`` at a time: a chunk's two arcs per
-    edge are made, self-loops dropped and, with several processes, each arc sent to its process
-    (:func:`destinations`), packed as nn pairs are (:func:`~gpugraph.graph500.bfs.pack_pairs`:
-    8 bytes an arc up to scale 31). So the temporaries are a chunk's; the edges may be dropped
-    once this returns, before :func:`build` makes the subgraphs' keys.
+    edge are made, self-loops dropped and each arc sent to its process (:func:`destinations`),
+    packed as nn pairs are (:func:`~gpugraph.graph500.bfs.pack_pairs`: 8 bytes an arc up to
+    scale 31). So the temporaries are a chunk's, and the edges may be dropped once this returns,
+    before :func:`build` fills the subgraphs' rows. With a layout of one process every arc stays
+    here, so the pieces are the edge slice's chunks themselves and :func:`build` makes their
+    arcs as it goes (the edges then live until it has used them: 8 bytes an edge instead of 16).
 
     Parameters
     ----------
@@ -209,11 +211,14 @@ def distribute(comm, layout: Layout, sources, targets, separation) -> list:
     Returns
     -------
     list
-        int64 arrays of packed arcs ``(from, to)``, a chunk's each, for :func:`build`.
+        For :func:`build`: int64 arrays of packed arcs ``(from, to)``, a chunk's each, or with a
+        layout of one process ``(sources, targets)`` views, a chunk of edges each.
     """
+    pieces = edge_chunks(sources.size)
+    if layout.processes == 1:
+        return [(sources[piece], targets[piece]) for piece in pieces]
     xp = array_module(sources)
     n = int(separation.delegate_index.size)
-    pieces = edge_chunks(sources.size)
     if comm.size > 1:  # every process takes part in as many exchanges as the one with most chunks
         pieces += [slice(0, 0)] * (int(comm.allreduce([len(pieces)], "max")[0]) - len(pieces))
     held = []
@@ -222,18 +227,16 @@ def distribute(comm, layout: Layout, sources, targets, separation) -> list:
         ends = (sources[piece][keep].astype(np.int64), targets[piece][keep].astype(np.int64))
         arc_from, arc_to = xp.concatenate(ends), xp.concatenate(ends[::-1])
         del keep, ends
-        if layout.processes > 1:
-            process = destinations(layout, arc_from, arc_to, separation.delegate_index, separation.degree)
-            if comm.size > 1:
-                order = xp.argsort(process)
-                counts = to_numpy(xp.bincount(process, minlength=comm.size)).astype(np.int64)
-                packed = pack_pairs(xp, arc_from[order], arc_to[order], n)
-                del process, order, arc_from, arc_to
-                held.append(comm.exchange(packed, counts * pair_entries(n), 0).wait().received)
-                continue
-            mine = process == comm.rank
-            arc_from, arc_to = arc_from[mine], arc_to[mine]
-        held.append(pack_pairs(xp, arc_from, arc_to, n))
+        process = destinations(layout, arc_from, arc_to, separation.delegate_index, separation.degree)
+        if comm.size > 1:
+            order = xp.argsort(process)
+            counts = to_numpy(xp.bincount(process, minlength=comm.size)).astype(np.int64)
+            packed = pack_pairs(xp, arc_from[order], arc_to[order], n)
+            del process, order, arc_from, arc_to
+            held.append(comm.exchange(packed, counts * pair_entries(n), 0).wait().received)
+            continue
+        mine = process == comm.rank
+        held.append(pack_pairs(xp, arc_from[mine], arc_to[mine], n))
     return held
 
 
@@ -243,8 +246,8 @@ def build(comm, layout: Layout, arcs: list, separation) -> Subgraphs:
     A counting build: each kind's rows are counted in a pass over the arcs, then a second pass
     puts each arc's column in its row's place (each piece of ``arcs`` dropped once used), and
     each row's columns are sorted and made unique in bands of rows. So beside the subgraphs
-    this holds at most the arcs (8 bytes each) and their columns (4 bytes, nn's 8), where a
-    sort of one key per arc held 16 bytes an arc.
+    this holds at most the arcs (8 bytes each; with one process the edges, 4 bytes an arc) and
+    their columns (4 bytes, nn's 8), where a sort of one key per arc held 16 bytes an arc.
 
     Parameters
     ----------
@@ -276,21 +279,34 @@ def build(comm, layout: Layout, arcs: list, separation) -> Subgraphs:
 
 
 def _kind_parts(xp, piece, index, processes: int):
-    """The arcs of one packed piece a chunk at a time, per kind (nn, nd, dn, dd): ``(name,
-    rows, columns)`` in the kind's local numbering (module docstring), rows int64."""
+    """The arcs of one piece of :func:`distribute` a chunk at a time, per kind (nn, nd, dn,
+    dd): ``(name, rows, columns)`` in the kind's local numbering (module docstring), rows
+    int64. A piece is packed arcs, or with one process an edge slice ``(sources, targets)``
+    whose two arcs per edge are made here (self-loops dropped)."""
+    if isinstance(piece, tuple):
+        sources, targets = piece
+        for part in edge_chunks(sources.size):
+            keep = sources[part] != targets[part]
+            ends = (sources[part][keep].astype(np.int64), targets[part][keep].astype(np.int64))
+            yield from _split_by_kind(index, processes, xp.concatenate(ends), xp.concatenate(ends[::-1]))
+        return
     n = int(index.size)
     entries = pair_entries(n)
     for part in edge_chunks(piece.size // entries):
-        tails, heads = unpack_pairs(piece[part.start * entries:part.stop * entries], n)
-        tail_delegate, head_delegate = index[tails], index[heads]
-        tail_normal, head_normal = tail_delegate < 0, head_delegate < 0
-        local_tails, local_heads = tails // processes, heads // processes
-        for name, chosen, rows, columns in (
-                ("nn", tail_normal & head_normal, local_tails, heads),
-                ("nd", tail_normal & ~head_normal, local_tails, head_delegate),
-                ("dn", ~tail_normal & head_normal, tail_delegate, local_heads),
-                ("dd", ~tail_normal & ~head_normal, tail_delegate, head_delegate)):
-            yield name, rows[chosen].astype(np.int64), columns[chosen]
+        yield from _split_by_kind(index, processes, *unpack_pairs(piece[part.start * entries:part.stop * entries], n))
+
+
+def _split_by_kind(index, processes: int, tails, heads):
+    """Arcs ``tails -> heads`` (global ids) as ``(name, rows, columns)`` per kind."""
+    tail_delegate, head_delegate = index[tails], index[heads]
+    tail_normal, head_normal = tail_delegate < 0, head_delegate < 0
+    local_tails, local_heads = tails // processes, heads // processes
+    for name, chosen, rows, columns in (
+            ("nn", tail_normal & head_normal, local_tails, heads),
+            ("nd", tail_normal & ~head_normal, local_tails, head_delegate),
+            ("dn", ~tail_normal & head_normal, tail_delegate, local_heads),
+            ("dd", ~tail_normal & ~head_normal, tail_delegate, head_delegate)):
+        yield name, rows[chosen].astype(np.int64), columns[chosen]
 
 
 def _rows_filled(backend, arcs: list, index, processes: int, shapes: dict) -> dict:

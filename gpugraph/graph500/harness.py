@@ -127,7 +127,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
                     targets[piece] = relabeling.new_id[targets[piece]].astype(targets.dtype, copy=False)
             delegates = separation.separate(degree if relabeling is None else degree[relabeling.original_id], chosen)
             arcs = distributor.distribute(group, layout, sources, targets, delegates)
-            del sources, targets  # before the keys: the arcs and their keys are the peak
+            del sources, targets  # the arcs hold what build needs (with one process, views of these edges)
             parts = distributor.build(group, layout, arcs, delegates)
             if relabeling is not None and group.size > 1:
                 # Each process's device keeps its share only (Table I): the map (16 bytes per
