@@ -63,6 +63,7 @@ from gpugraph.backend import to_numpy
 from gpugraph.backend.kernels import BoundLaunch, dynamic_schedule, resident_blocks, run_cpu_kernel
 from gpugraph.errors import DistributedError, InvalidParameterError, VertexIdError
 from gpugraph.graph500 import _kernels_cpu as kernel_cells
+from gpugraph.graph500.separation import edge_chunks
 
 #: Kinds of visit that choose a direction (nn only when one process runs alone).
 DIRECTED_KINDS = ("dd", "dn", "nd", "nn")
@@ -643,7 +644,9 @@ class Searcher:
         """Each nn arc's column as a bit of the gathered frontier bitmap (every process's share
         of ``8 * _bitmap_share`` bits in process order: owner times that, plus the local index),
         worked out once so the backward nn visit divides nothing; 32-bit where every position
-        fits. Empty without a bitmap (one process, or nn forward only)."""
+        fits. Empty without a bitmap (one process, or nn forward only). Worked out a chunk of
+        arcs at a time (``config.GRAPH500_BUILD_CHUNK_EDGES``): the 64-bit temporaries of all nn
+        arcs at once took more memory than the positions themselves."""
         xp, graph = self.xp, self.graph
         if not self._bitmap_share:
             return xp.empty(0, dtype=np.int32)
@@ -651,7 +654,10 @@ class Searcher:
         wide = bits * layout.processes > np.iinfo(np.int32).max
         with self.backend.activate():
             columns = graph.nn.indices
-            return (layout.owner(columns) * bits + columns // layout.processes).astype(np.int64 if wide else np.int32)
+            positions = xp.empty(columns.size, dtype=np.int64 if wide else np.int32)
+            for piece in edge_chunks(columns.size):
+                positions[piece] = layout.owner(columns[piece]) * bits + columns[piece] // layout.processes
+            return positions
 
     def _share_peer_memory(self):
         """Set up ``Options.peer_memory`` (collective): this process's inbox, sized for the nn arcs
@@ -678,11 +684,10 @@ class Searcher:
         if backend.is_cuda and processes > self.kernels.MAX_PEERS:
             raise InvalidParameterError(f"peer_memory runs at most {self.kernels.MAX_PEERS} processes, "
                                         f"not {processes}")
-        with backend.activate():
-            owners = layout.owner(graph.nn.indices)
-            sends = to_numpy(xp.bincount(owners, minlength=processes)) if owners.size else np.zeros(processes)
         row = np.zeros((processes, processes), dtype=np.int64)
-        row[group.rank] = sends
+        with backend.activate():
+            for piece in edge_chunks(graph.nn.indices.size):  # the arcs per owner, a chunk at a time
+                row[group.rank] += to_numpy(xp.bincount(layout.owner(graph.nn.indices[piece]), minlength=processes))
         capacity = group.allreduce(row.reshape(-1)).reshape(processes, processes)  # [sender, owner]
         # starts[owner, sender]: where the sender's region of the owner's inbox begins.
         starts = np.zeros((processes, processes), dtype=np.int64)

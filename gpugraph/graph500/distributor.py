@@ -233,6 +233,7 @@ def distribute(comm, layout: Layout, sources, targets, separation) -> list:
             counts = to_numpy(xp.bincount(process, minlength=comm.size)).astype(np.int64)
             packed = pack_pairs(xp, arc_from[order], arc_to[order], n)
             del process, order, arc_from, arc_to
+            comm.backend.release_cached_memory()  # the inbox, kept, gets a block of its own
             held.append(comm.exchange(packed, counts * pair_entries(n), 0).wait().received)
             continue
         mine = process == comm.rank
