@@ -311,8 +311,8 @@ def _split_by_kind(index, processes: int, tails, heads):
 
 
 def _rows_filled(backend, arcs: list, index, processes: int, shapes: dict) -> dict:
-    """Per kind ``(indptr, columns)``: every arc of ``arcs`` (packed pieces, emptied) in its
-    row, duplicates kept, a row's columns in no particular order. The rows are counted in a
+    """Per kind ``(indptr, columns)``: every arc of ``arcs`` (:func:`distribute`'s pieces,
+    emptied) in its row, duplicates kept, a row's columns in no particular order. The rows are counted in a
     first pass; in the second each chunk's keys ``row * width + column`` are sorted, and each
     row's run of them goes to the row's cursor. The pool's cached blocks go back after each
     piece, so that chunks of other sizes do not cut new blocks beside them."""

@@ -318,6 +318,7 @@ def test_int32_edges_build_what_int64_edges_build_and_the_arcs_are_used_up(proce
         wide = _build(_FixedRank(process), layout, sources.astype(np.int64), targets.astype(np.int64), delegates)
         _assert_same_subgraphs([narrow], [wide])
 
+
 def test_rows_sorted_in_bands_equal_each_row_sorted_and_unique(monkeypatch):
     """Bands of 6 arcs: rows longer than a band alone, empty rows inside bands, duplicates at a
     band's edge; every row comes out sorted and unique, as NumPy's ``unique`` makes it."""
