@@ -1,7 +1,7 @@
 """Where a Graph500 construction's GPU memory goes: each process prints CuPy's pool (bytes in
 use, bytes held), PyTorch's reserve and the GPU's free bytes before and after each step of the
-construction (degrees, threshold table, relabeling, the distributor's arcs, keys and CSRs, the
-searcher), then runs two searches. For a construction that runs out of memory: run it with the
+construction (degrees, threshold table, relabeling, the build's filled rows and its sorted
+CSRs, the searcher), then runs two searches. For a construction that runs out of memory: run it with the
 scale and GPU count that failed.
 
     python3 bench/graph500_memory.py --scale 27 --gpus 2      # a machine with 2 GPUs or more
@@ -47,7 +47,7 @@ def _process(rank: int, kind: str, scale: int) -> None:
         setattr(owner, name, wrapper)
 
     for owner, name in ((separation, "degrees"), (separation, "edge_share_table"), (separation, "by_degree"),
-                        (distributor, "distribute"), (distributor, "_rows_filled"), (distributor, "_sorted_unique_rows"),
+                        (distributor, "_rows_filled"), (distributor, "_sorted_unique_rows"),
                         (distributor, "build"), (bfs.Searcher, "__init__"), (bfs.Searcher, "warm_up")):
         traced(owner, name)
     harness.run_process(bfs.Group(get_backend(f"cuda:{rank}"), distributed=True), scale, roots=2, validate=False)

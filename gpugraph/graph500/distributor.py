@@ -184,21 +184,24 @@ def destinations(layout: Layout, sources, targets, delegate_index, degree):
     return layout.owner(anchor).astype(np.int64)
 
 
-def distribute(comm, layout: Layout, sources, targets, separation) -> list:
-    """This process's arcs from an edge slice (collective): Algorithm 1's first half.
+def build(comm, layout: Layout, sources, targets, separation) -> Subgraphs:
+    """This process's :class:`Subgraphs` from its edge slice (collective): Algorithm 1.
 
-    The edges are taken ``config.GRAPH500_BUILD_CHUNK_EDGES`` at a time: a chunk's two arcs per
-    edge are made, self-loops dropped and each arc sent to its process (:func:`destinations`),
-    packed as nn pairs are (:func:`~gpugraph.graph500.bfs.pack_pairs`: 8 bytes an arc up to
-    scale 31). So the temporaries are a chunk's, and the edges may be dropped once this returns,
-    before :func:`build` fills the subgraphs' rows. With a layout of one process every arc stays
-    here, so the pieces are the edge slice's chunks themselves and :func:`build` makes their
-    arcs as it goes (the edges then live until it has used them: 8 bytes an edge instead of 16).
+    A counting build in two passes over the edges, ``config.GRAPH500_BUILD_CHUNK_EDGES`` at a
+    time: each pass makes a chunk's two arcs per edge, drops self-loops and sends each arc to
+    its process (:func:`destinations`; an all-to-all per chunk, arcs packed as nn pairs are,
+    :func:`~gpugraph.graph500.bfs.pack_pairs`). The first pass counts each kind's rows in what
+    this process receives, the second puts each arc's column at its row's cursor; then each
+    row's columns are sorted and made unique in bands of rows. The arcs are never held whole:
+    beside the edges (8 bytes an edge) this holds the columns (4 bytes an arc, nn's 8) and a
+    chunk's temporaries, where holding the exchanged arcs for a second pass took 8 bytes an arc
+    more and one sort key per arc another 8.
 
     Parameters
     ----------
     comm:
-        The process group (:class:`gpugraph.graph500.bfs.Group`); its rank is the process number.
+        The process group (:class:`gpugraph.graph500.bfs.Group`, with its ``backend``); its rank
+        is the process number.
     layout:
         The layout. With a group of one process but a layout of several (building one process's
         part alone), only the arcs of process ``comm.rank`` are kept.
@@ -210,18 +213,40 @@ def distribute(comm, layout: Layout, sources, targets, separation) -> list:
 
     Returns
     -------
-    list
-        For :func:`build`: int64 arrays of packed arcs ``(from, to)``, a chunk's each, or with a
-        layout of one process ``(sources, targets)`` views, a chunk of edges each.
+    Subgraphs
     """
+    index = separation.delegate_index
+    backend = comm.backend
+    n = int(index.size)
+    num_local = layout.local_count(comm.rank, n)
+    d = separation.num_delegates
+    shapes = {"nn": (num_local, n, np.int64), "nd": (num_local, d, np.int32), "dn": (d, num_local, np.int32),
+              "dd": (d, d, np.int32)}
+    backend.release_cached_memory()  # the degrees' and the threshold table's blocks: the rows get their own
+    filled = _rows_filled(backend, lambda: _arc_pieces(comm, layout, sources, targets, separation), index,
+                          layout.processes, shapes)
+    kinds = {}
+    for name, (_, width, _) in shapes.items():
+        kinds[name] = _sorted_unique_rows(backend, *filled.pop(name), width)
+    backend.release_cached_memory()  # what the searcher allocates next lives as long as it
+    totals = comm.allreduce(np.array([kinds[name].num_arcs for name in ("nn", "nd", "dn", "dd")], dtype=np.int64))
+    return Subgraphs(layout, comm.rank, n, separation.delegate_ids, kinds["nn"], kinds["nd"], kinds["dn"], kinds["dd"],
+                     dict(zip(("nn", "nd", "dn", "dd"), (int(t) for t in totals))))
+
+
+def _arc_pieces(comm, layout: Layout, sources, targets, separation):
+    """This process's arcs, one chunk of every process's edge slice at a time (collective: every
+    process takes part in as many exchanges as the one with most chunks). A piece is packed arcs
+    ``(from, to)``, or with a layout of one process a chunk of the edges ``(sources, targets)``
+    whose arcs :func:`_kind_parts` makes (all of them stay here)."""
     pieces = edge_chunks(sources.size)
     if layout.processes == 1:
-        return [(sources[piece], targets[piece]) for piece in pieces]
+        yield from ((sources[piece], targets[piece]) for piece in pieces)
+        return
     xp = array_module(sources)
     n = int(separation.delegate_index.size)
-    if comm.size > 1:  # every process takes part in as many exchanges as the one with most chunks
+    if comm.size > 1:
         pieces += [slice(0, 0)] * (int(comm.allreduce([len(pieces)], "max")[0]) - len(pieces))
-    held = []
     for piece in pieces:
         keep = sources[piece] != targets[piece]
         ends = (sources[piece][keep].astype(np.int64), targets[piece][keep].astype(np.int64))
@@ -233,54 +258,14 @@ def distribute(comm, layout: Layout, sources, targets, separation) -> list:
             counts = to_numpy(xp.bincount(process, minlength=comm.size)).astype(np.int64)
             packed = pack_pairs(xp, arc_from[order], arc_to[order], n)
             del process, order, arc_from, arc_to
-            comm.backend.release_cached_memory()  # the inbox, kept, gets a block of its own
-            held.append(comm.exchange(packed, counts * pair_entries(n), 0).wait().received)
+            yield comm.exchange(packed, counts * pair_entries(n), 0).wait().received
             continue
         mine = process == comm.rank
-        held.append(pack_pairs(xp, arc_from[mine], arc_to[mine], n))
-    return held
-
-
-def build(comm, layout: Layout, arcs: list, separation) -> Subgraphs:
-    """This process's :class:`Subgraphs` from its arcs (collective): Algorithm 1's second half.
-
-    A counting build: each kind's rows are counted in a pass over the arcs, then a second pass
-    puts each arc's column in its row's place (each piece of ``arcs`` dropped once used), and
-    each row's columns are sorted and made unique in bands of rows. So beside the subgraphs
-    this holds at most the arcs (8 bytes each; with one process the edges, 4 bytes an arc) and
-    their columns (4 bytes, nn's 8), where a sort of one key per arc held 16 bytes an arc.
-
-    Parameters
-    ----------
-    comm, layout, separation:
-        As given to :func:`distribute`.
-    arcs:
-        What :func:`distribute` returned; emptied here.
-
-    Returns
-    -------
-    Subgraphs
-    """
-    index = separation.delegate_index
-    backend, xp = comm.backend, array_module(index)
-    n = int(index.size)
-    num_local = layout.local_count(comm.rank, n)
-    d = separation.num_delegates
-    shapes = {"nn": (num_local, n, np.int64), "nd": (num_local, d, np.int32), "dn": (d, num_local, np.int32),
-              "dd": (d, d, np.int32)}
-    backend.release_cached_memory()  # the edges' and the exchanges' blocks: the rows get their own
-    filled = _rows_filled(backend, arcs, index, layout.processes, shapes)
-    kinds = {}
-    for name, (_, width, _) in shapes.items():
-        kinds[name] = _sorted_unique_rows(backend, *filled.pop(name), width)
-    backend.release_cached_memory()  # what the searcher allocates next lives as long as it
-    totals = comm.allreduce(np.array([kinds[name].num_arcs for name in ("nn", "nd", "dn", "dd")], dtype=np.int64))
-    return Subgraphs(layout, comm.rank, n, separation.delegate_ids, kinds["nn"], kinds["nd"], kinds["dn"], kinds["dd"],
-                     dict(zip(("nn", "nd", "dn", "dd"), (int(t) for t in totals))))
+        yield pack_pairs(xp, arc_from[mine], arc_to[mine], n)
 
 
 def _kind_parts(xp, piece, index, processes: int):
-    """The arcs of one piece of :func:`distribute` a chunk at a time, per kind (nn, nd, dn,
+    """The arcs of one piece of :func:`_arc_pieces` a chunk at a time, per kind (nn, nd, dn,
     dd): ``(name, rows, columns)`` in the kind's local numbering (module docstring), rows
     int64. A piece is packed arcs, or with one process an edge slice ``(sources, targets)``
     whose two arcs per edge are made here (self-loops dropped)."""
@@ -310,26 +295,28 @@ def _split_by_kind(index, processes: int, tails, heads):
         yield name, rows[chosen].astype(np.int64), columns[chosen]
 
 
-def _rows_filled(backend, arcs: list, index, processes: int, shapes: dict) -> dict:
-    """Per kind ``(indptr, columns)``: every arc of ``arcs`` (:func:`distribute`'s pieces,
-    emptied) in its row, duplicates kept, a row's columns in no particular order. The rows are counted in a
-    first pass; in the second each chunk's keys ``row * width + column`` are sorted, and each
-    row's run of them goes to the row's cursor. The pool's cached blocks go back after each
-    piece, so that chunks of other sizes do not cut new blocks beside them."""
+def _rows_filled(backend, arc_pieces, index, processes: int, shapes: dict) -> dict:
+    """Per kind ``(indptr, columns)``: every arc in its row, duplicates kept, a row's columns in
+    no particular order. ``arc_pieces()`` makes this process's arcs piece by piece (collective:
+    :func:`_arc_pieces`); it is called twice. The first pass counts the rows; in the second
+    each chunk's keys ``row * width + column`` are sorted, and each row's run of them goes to
+    the row's cursor. The pool's cached blocks go back after each piece, so that chunks of
+    other sizes do not cut new blocks beside them."""
     xp = array_module(index)
     counts = {name: xp.zeros(rows, dtype=np.int64) for name, (rows, _, _) in shapes.items()}
-    for piece in arcs:
+    for piece in arc_pieces():
         for name, rows, _ in _kind_parts(xp, piece, index, processes):
             if rows.size:
                 counts[name] += xp.bincount(rows, minlength=counts[name].size)
+        del piece
+        backend.release_cached_memory()
     indptr, columns, cursor = {}, {}, {}
     for name, (_, _, dtype) in shapes.items():
         indptr[name] = xp.concatenate((xp.zeros(1, dtype=np.int64), xp.cumsum(counts.pop(name))))
         columns[name] = xp.empty(int(indptr[name][-1]), dtype=dtype)
         cursor[name] = indptr[name][:-1].copy()
-    backend.release_cached_memory()
-    while arcs:
-        for name, rows, row_columns in _kind_parts(xp, arcs.pop(0), index, processes):
+    for piece in arc_pieces():
+        for name, rows, row_columns in _kind_parts(xp, piece, index, processes):
             if rows.size == 0:
                 continue
             width = max(shapes[name][1], 1)
@@ -346,6 +333,7 @@ def _rows_filled(backend, arcs: list, index, processes: int, shapes: dict) -> di
             columns[name][cursor[name][rows] + within] = keys - rows * width
             del keys, within
             cursor[name][rows[starts]] += xp.diff(xp.concatenate((starts, xp.full(1, rows.size, dtype=starts.dtype))))
+        del piece
         backend.release_cached_memory()
     return {name: (indptr[name], columns[name]) for name in shapes}
 

@@ -126,9 +126,8 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
                     sources[piece] = relabeling.new_id[sources[piece]].astype(sources.dtype, copy=False)
                     targets[piece] = relabeling.new_id[targets[piece]].astype(targets.dtype, copy=False)
             delegates = separation.separate(degree if relabeling is None else degree[relabeling.original_id], chosen)
-            arcs = distributor.distribute(group, layout, sources, targets, delegates)
-            del sources, targets  # the arcs hold what build needs (with one process, views of these edges)
-            parts = distributor.build(group, layout, arcs, delegates)
+            parts = distributor.build(group, layout, sources, targets, delegates)
+            del sources, targets
             if relabeling is not None and group.size > 1:
                 # Each process's device keeps its share only (Table I): the map (16 bytes per
                 # vertex) goes to the host, where roots are looked up and trees gathered anyway.
