@@ -238,30 +238,40 @@ def _arc_pieces(comm, layout: Layout, sources, targets, separation):
     """This process's arcs, one chunk of every process's edge slice at a time (collective: every
     process takes part in as many exchanges as the one with most chunks). A piece is packed arcs
     ``(from, to)``, or with a layout of one process a chunk of the edges ``(sources, targets)``
-    whose arcs :func:`_kind_parts` makes (all of them stay here)."""
+    whose arcs :func:`_kind_parts` makes (all of them stay here). Nothing of a chunk but the
+    piece outlives its making, so a piece is freed once its user drops it."""
     pieces = edge_chunks(sources.size)
     if layout.processes == 1:
         yield from ((sources[piece], targets[piece]) for piece in pieces)
         return
-    xp = array_module(sources)
-    n = int(separation.delegate_index.size)
     if comm.size > 1:
         pieces += [slice(0, 0)] * (int(comm.allreduce([len(pieces)], "max")[0]) - len(pieces))
     for piece in pieces:
-        keep = sources[piece] != targets[piece]
-        ends = (sources[piece][keep].astype(np.int64), targets[piece][keep].astype(np.int64))
-        arc_from, arc_to = xp.concatenate(ends), xp.concatenate(ends[::-1])
-        del keep, ends
-        process = destinations(layout, arc_from, arc_to, separation.delegate_index, separation.degree)
-        if comm.size > 1:
-            order = xp.argsort(process)
-            counts = to_numpy(xp.bincount(process, minlength=comm.size)).astype(np.int64)
-            packed = pack_pairs(xp, arc_from[order], arc_to[order], n)
-            del process, order, arc_from, arc_to
-            yield comm.exchange(packed, counts * pair_entries(n), 0).wait().received
-            continue
+        yield _arcs_of_chunk(comm, layout, sources[piece], targets[piece], separation)
+
+
+def _arcs_of_chunk(comm, layout: Layout, sources, targets, separation):
+    """This process's packed arcs of one chunk of every process's edges: each arc sent to its
+    process (:func:`destinations`; an all-to-all when ``comm`` has several processes)."""
+    xp = array_module(sources)
+    n = int(separation.delegate_index.size)
+    arc_from, arc_to = _both_arcs(xp, sources, targets)
+    process = destinations(layout, arc_from, arc_to, separation.delegate_index, separation.degree)
+    if comm.size == 1:
         mine = process == comm.rank
-        yield pack_pairs(xp, arc_from[mine], arc_to[mine], n)
+        return pack_pairs(xp, arc_from[mine], arc_to[mine], n)
+    order = xp.argsort(process)
+    counts = to_numpy(xp.bincount(process, minlength=comm.size)).astype(np.int64)
+    packed = pack_pairs(xp, arc_from[order], arc_to[order], n)
+    del process, order, arc_from, arc_to
+    return comm.exchange(packed, counts * pair_entries(n), 0).wait().received
+
+
+def _both_arcs(xp, sources, targets):
+    """``(tails, heads)``, int64: both arcs of each edge, self-loops dropped."""
+    keep = sources != targets
+    ends = (sources[keep].astype(np.int64), targets[keep].astype(np.int64))
+    return xp.concatenate(ends), xp.concatenate(ends[::-1])
 
 
 def _kind_parts(xp, piece, index, processes: int):
@@ -272,9 +282,7 @@ def _kind_parts(xp, piece, index, processes: int):
     if isinstance(piece, tuple):
         sources, targets = piece
         for part in edge_chunks(sources.size):
-            keep = sources[part] != targets[part]
-            ends = (sources[part][keep].astype(np.int64), targets[part][keep].astype(np.int64))
-            yield from _split_by_kind(index, processes, xp.concatenate(ends), xp.concatenate(ends[::-1]))
+            yield from _split_by_kind(index, processes, *_both_arcs(xp, sources[part], targets[part]))
         return
     n = int(index.size)
     entries = pair_entries(n)
