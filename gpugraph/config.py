@@ -361,15 +361,14 @@ DISTRIBUTED_PUSH_MAX_ARC_SHARE = 0.2
 GRAPH500_VALIDATE_CHUNK_EDGES = 1 << 24
 
 # --- Graph500 BFS across processes (gpugraph/graph500/) ------------------------------------------
-#: Input edges the construction (degrees, threshold table, edge distributor) handles at a time;
-#: the counting build sorts rows in bands of twice this many arcs. Its temporaries are per chunk
-#: (about 100 bytes an edge: both arcs, masks, destinations, a chunk's sorted keys), so 2^25
-#: edges are ~3 GiB, and what a process holds whole is its edge slice (int32 ids, 8 bytes an
-#: edge) and its arcs (packed, 8 bytes each; with one process none: the edges are read twice),
-#: then the arcs and the subgraphs' columns (4 bytes an arc, nn's 8). Before the chunks one H200
-#: (141 GiB) could not build scale 26 (2^30 edges); with them, the pool's cached blocks released
-#: between phases and the counting build, one GPU builds scale 27 with a 49.5 GiB peak in CuPy's
-#: pool (2026-11-27).
+#: Input edges the construction (degrees, threshold table, the build's two passes over the edges
+#: with an all-to-all per chunk) handles at a time; the build sorts rows in bands of twice this
+#: many arcs. Its temporaries are per chunk (about 100 bytes an edge: both arcs, masks,
+#: destinations, a chunk's sorted keys), so 2^25 edges are ~3 GiB, and what a process holds whole
+#: is its edge slice (int32 ids, 8 bytes an edge) and the subgraphs' columns (4 bytes an arc,
+#: nn's 8). Before the chunks one H200 (141 GiB) could not build scale 26 (2^30 edges); with
+#: them, the pool's cached blocks released between phases and the counting build, one GPU builds
+#: scale 27 with a 49.5 GiB peak in CuPy's pool (2026-11-27).
 GRAPH500_BUILD_CHUNK_EDGES = 1 << 25
 #: Automatic delegate threshold (separation.choose_threshold): the largest power of two whose
 #: normal-to-normal edges are at most this share of all edges (Pan et al. want "a small share"):
