@@ -294,7 +294,7 @@ def _split_by_kind(index, processes: int, tails, heads):
     """Arcs ``tails -> heads`` (global ids) as ``(name, rows, columns)`` per kind."""
     tail_delegate, head_delegate = index[tails], index[heads]
     tail_normal, head_normal = tail_delegate < 0, head_delegate < 0
-    local_tails, local_heads = tails // processes, heads // processes
+    local_tails, local_heads = (tails // processes, heads // processes) if processes > 1 else (tails, heads)
     for name, chosen, rows, columns in (
             ("nn", tail_normal & head_normal, local_tails, heads),
             ("nd", tail_normal & ~head_normal, local_tails, head_delegate),
