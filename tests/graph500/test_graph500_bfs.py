@@ -317,8 +317,9 @@ def test_int32_edges_build_what_int64_edges_build(processes):
 
 
 def test_rows_sorted_in_bands_equal_each_row_sorted_and_unique(monkeypatch):
-    """Bands of 6 arcs: rows longer than a band alone, empty rows inside bands, duplicates at a
-    band's edge; every row comes out sorted and unique, as NumPy's ``unique`` makes it."""
+    """Bands of 6 arcs: rows longer than a band (each a band alone), empty rows inside bands,
+    duplicates within rows; every row comes out sorted and unique, as NumPy's ``unique`` makes
+    it, and the columns are written back over those already done."""
     monkeypatch.setattr(config, "GRAPH500_BUILD_CHUNK_EDGES", 3)
     rng = np.random.default_rng(5)
     lengths = np.array([0, 2, 9, 0, 0, 3, 4, 14, 1, 0, 6, 5])
