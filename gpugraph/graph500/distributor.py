@@ -332,9 +332,7 @@ def _rows_filled(backend, arc_pieces, index, processes: int, shapes: dict) -> di
             del rows, row_columns
             keys.sort()
             rows = keys // width
-            run = xp.empty(rows.size, dtype=bool)
-            run[0] = True
-            xp.not_equal(rows[1:], rows[:-1], out=run[1:])
+            run = _first_of_runs(xp, rows)
             starts = xp.flatnonzero(run)
             within = xp.arange(rows.size, dtype=np.int64) - starts[xp.cumsum(run) - 1]  # place in the run
             del run
@@ -370,11 +368,7 @@ def _sorted_unique_rows(backend, indptr, columns, width: int) -> Csr:
             keys = band_rows * width + columns[begin:end]
             del band_rows
             keys.sort()
-            fresh = xp.empty(keys.size, dtype=bool)
-            fresh[0] = True
-            xp.not_equal(keys[1:], keys[:-1], out=fresh[1:])
-            keys = keys[fresh]
-            del fresh
+            keys = keys[_first_of_runs(xp, keys)]
             kept[row:stop] = xp.bincount(keys // width, minlength=stop - row)
             columns[written:written + keys.size] = keys % width
             written += keys.size
@@ -384,3 +378,11 @@ def _sorted_unique_rows(backend, indptr, columns, width: int) -> Csr:
     indptr = xp.concatenate((xp.zeros(1, dtype=np.int64), xp.cumsum(kept)))
     offsets_dtype = np.int32 if written < np.iinfo(np.int32).max else np.int64
     return Csr(indptr.astype(offsets_dtype), columns[:written].copy())
+
+
+def _first_of_runs(xp, values):
+    """True where a run of equal ``values`` (non-empty, sorted or grouped) starts."""
+    first = xp.empty(values.size, dtype=bool)
+    first[0] = True
+    xp.not_equal(values[1:], values[:-1], out=first[1:])
+    return first
