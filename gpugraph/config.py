@@ -379,9 +379,10 @@ GRAPH500_BUILD_CHUNK_EDGES = 1 << 25
 #: TH 512 / 1024 against 2.49 at 256). 25% rather than 20% since 4 H200s at scale 27 (TH 512 at
 #: 20%: 1.29 M delegates, 582 GTEPS; 1024 (22.8% nn, 0.40 M delegates) 701; 2048 the same
 #: delegates, 689; with 25% it chooses 2048, 684); at scale 24 per GPU 2 and 4 GPUs still choose
-#: 1024 (2026-11-27)...
+#: 1024. 30% rather than 25% since 4 H200s at scale 28 (16 roots): TH 1024 (12% nn, 1.68 M
+#: delegates) 762 GTEPS, 2048 (27% nn, 0.50 M) 961, 4096 (48%) 672 (2026-11-27)...
 GRAPH500_NN_EDGE_SHARE = 0.1
-GRAPH500_NN_EDGE_SHARE_SEVERAL = 0.25
+GRAPH500_NN_EDGE_SHARE_SEVERAL = 0.3
 #: ... while the delegates stay below this many times n / p (the paper keeps them under 4 n / p).
 GRAPH500_MAX_DELEGATES_PER_PROCESS = 4
 #: Direction switching per visit kind (Pan et al. §IV-B): (factor0, factor1). A kind goes
