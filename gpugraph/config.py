@@ -372,7 +372,10 @@ GRAPH500_VALIDATE_CHUNK_EDGES = 1 << 24
 GRAPH500_BUILD_CHUNK_EDGES = 1 << 25
 #: Automatic delegate threshold (separation.choose_threshold): the largest power of two whose
 #: normal-to-normal edges are at most this share of all edges (Pan et al. want "a small share"):
-#: with one process (an H100 at scale 24: TH 128, 3.7% nn, beat 64, 256 and 512), and with several
+#: with one process 7.5% (an H100 at scale 24: TH 128, 3.6% nn, beat 64, 256 and 512; one H200, 16
+#: roots: scale 26 TH 256 (7.0%) 374-379 GTEPS against 347 at 512 (8.3%, the old 10% rule's
+#: choice) and 315-319 at 64 / 128; scale 27 256 (~5.5%) 402 against 381 at 512 (~9.3%); scale 25
+#: 128 / 256 (4.8 / 5.1%) 330 / 327 against 296 at 512 (14.8%); 2026-11-27), and with several
 #: (peer memory stores nn pairs straight into the owners' inboxes, so fewer delegates, whose
 #: marks every process merges twice a level, pay: 4 H100s at scale 26, TH 1024 (18% nn) 352 GTEPS
 #: against 307 at 512 (8%) and 309 at 2048 (38%); 2 GPUs at scale 25: median 2.30 / 2.28 ms at
@@ -381,7 +384,7 @@ GRAPH500_BUILD_CHUNK_EDGES = 1 << 25
 #: delegates, 689; with 25% it chooses 2048, 684); at scale 24 per GPU 2 and 4 GPUs still choose
 #: 1024. 30% rather than 25% since 4 H200s at scale 28 (16 roots): TH 1024 (12% nn, 1.68 M
 #: delegates) 762 GTEPS, 2048 (27% nn, 0.50 M) 961, 4096 (48%) 672 (2026-11-27)...
-GRAPH500_NN_EDGE_SHARE = 0.1
+GRAPH500_NN_EDGE_SHARE = 0.075
 GRAPH500_NN_EDGE_SHARE_SEVERAL = 0.3
 #: ... while the delegates stay below this many times n / p (the paper keeps them under 4 n / p).
 GRAPH500_MAX_DELEGATES_PER_PROCESS = 4
