@@ -4,7 +4,7 @@ with ``config.GRAPH500_NN_EDGE_SHARE`` / ``_SEVERAL``) and the number of delegat
 the rule chooses for one and for several processes. Needs no GPU: run it on the CPU to check a
 change of the rule's shares against measured sweeps (``bench/graph500_check.py --steps sweep``).
 
-    python3 bench/graph500_shares.py --scale 26             # ~150 s and ~12 GiB on 2 cores
+    python3 bench/graph500_shares.py --scale 26    # ~150 s on 2 cores; the edges alone take 8 GiB
 
 Used in the twenty-second session (docs/graph500.md) to set the one-process share to 7.5%.
 """
@@ -20,6 +20,7 @@ from gpugraph.io.generators import rmat_edges
 
 
 def main() -> None:
+    """Generate the graph, print the table and the rule's choices."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=int, default=20)
     parser.add_argument("--edge-factor", type=int, default=16)
