@@ -278,11 +278,9 @@ def _kind_parts(xp, piece, index, processes: int):
     """The arcs of one piece of :func:`_arc_pieces` a chunk at a time, per kind (nn, nd, dn,
     dd): ``(name, rows, columns)`` in the kind's local numbering (module docstring), rows
     int64. A piece is packed arcs, or with one process an edge slice ``(sources, targets)``
-    whose two arcs per edge are made here (self-loops dropped)."""
+    whose two arcs per edge are made here (self-loops dropped; the slice is already a chunk)."""
     if isinstance(piece, tuple):
-        sources, targets = piece
-        for part in edge_chunks(sources.size):
-            yield from _split_by_kind(index, processes, *_both_arcs(xp, sources[part], targets[part]))
+        yield from _split_by_kind(index, processes, *_both_arcs(xp, *piece))
         return
     n = int(index.size)
     entries = pair_entries(n)
