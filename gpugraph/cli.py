@@ -254,6 +254,9 @@ def _build_parser() -> argparse.ArgumentParser:
     graph500.add_argument("--peer-memory", action=argparse.BooleanOptionalAction, default=None,
                           help="processes of one host exchange through each other's memory, not collectives "
                                "(default: on for GPUs of one host)")
+    graph500.add_argument("--keep-links-awake", action=argparse.BooleanOptionalAction, default=True,
+                          help="with peer memory on GPUs, read from the peers every millisecond between "
+                               "searches so the links answer the next search at full speed (default: on)")
     graph500.add_argument("--no-validation", dest="validate", action="store_false",
                           help="skip validation (TEPS edge counts are then estimated)")
     graph500.add_argument("--no-relabel", dest="relabel", action="store_false",
@@ -393,7 +396,7 @@ def _cmd_graph500(args) -> int:
     options = Options(direction_optimizing=args.direction_optimizing,
                       blocking_reduction=not args.nonblocking_reduction, uniquify=args.uniquify,
                       local_all2all=args.local_all2all, overlap=args.overlap, nn_backward=args.nn_backward,
-                      peer_memory=args.peer_memory)
+                      peer_memory=args.peer_memory, keep_links_awake=args.keep_links_awake)
     keywords = dict(edge_factor=args.edge_factor, seed=args.seed, roots=args.roots, threshold=args.threshold,
                     options=options, validate=args.validate, relabel=args.relabel, progress=not args.quiet)
     if args.gpus_per_host is not None:

@@ -451,3 +451,12 @@ PEER_BARRIER_SPINS = 1 << 26
 HOST_BARRIER_BUSY_POLLS = 10_000
 #: Seconds a process waits at a host barrier before it reports its peer dead.
 HOST_BARRIER_SECONDS = 120.0
+#: Keeping the links between a host's GPUs awake between searches (``distributed.peer.LinkWaker``):
+#: seconds between two touches (links idle for 10 ms still answered at full speed, 100 ms did not:
+#: docs/graph500.md, "Eleventh session"), ...
+PEER_WAKE_PERIOD_SECONDS = 0.001
+#: ... seconds after the last start with no stop before the waker stops on its own, ...
+PEER_WAKE_IDLE_SECONDS = 10.0
+#: ... bytes read from the head of each peer's block per touch, and the touching block's threads.
+PEER_WAKE_BYTES = 1 << 16
+PEER_WAKE_THREADS = 256

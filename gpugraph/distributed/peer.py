@@ -23,6 +23,7 @@ import mmap
 import os
 import socket
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -92,6 +93,44 @@ class PeerMemory:
         arrays = [self._arrays(block, places) for block, places in zip(blocks, self._places)]
         self.own = arrays[comm.rank]
         self.peers = {name: tuple(process[name] for process in arrays) for name in fields}
+        # The first bytes of every block as 8-byte words: what keeps the links awake reads.
+        self._heads = [block(0, min(size, config.PEER_WAKE_BYTES) // 8, np.dtype(np.uint64))
+                       for block, size in zip(blocks, self._sizes)]
+
+    def link_waker(self) -> "LinkWaker | None":
+        """A :class:`LinkWaker` that reads the head of every peer's block over the links from a
+        side stream, or ``None`` where the blocks are not GPU memory (no links to keep awake).
+        The kernel is compiled and launched once here.
+
+        Returns
+        -------
+        LinkWaker or None
+        """
+        if not self.on_device:
+            return None
+        import cupy
+
+        from gpugraph.backend.kernels import BoundLaunch, kernel_tuple
+        from gpugraph.distributed import _peer_cuda
+
+        backend, me = self.backend, np.int64(self.comm.rank)
+        with backend.activate():
+            heads = kernel_tuple(self._heads, backend)
+            sink = cupy.zeros(1, dtype=np.uint64)
+            stream = cupy.cuda.Stream(non_blocking=True)  # never waits for the searches' work, nor they for it
+        launch = BoundLaunch(_peer_cuda.touch_peers, backend)
+        threads = config.PEER_WAKE_THREADS
+
+        def touch():
+            launch(1, threads, heads, me, sink, stream=stream.ptr)
+
+        touch()  # compiles and binds the kernel on this thread
+        backend.synchronize()
+
+        def on_thread():  # the device's primary context current on the waker's thread
+            cupy.cuda.runtime.setDevice(backend.device_id)
+
+        return LinkWaker(touch, on_thread=on_thread, drain=stream.synchronize)
 
     def barrier(self) -> None:
         """Wait until every process has got here (the host's barrier, for the CPU and simulator
@@ -161,6 +200,83 @@ class PeerMemory:
             return lambda offset, entries, dtype: buffer[offset:offset + entries * dtype.itemsize].view(dtype)
 
         return [block_of(shared) for shared in maps]
+
+
+class LinkWaker:
+    """Keeps the links between the GPUs of a host awake between searches: a thread of its own
+    calls ``touch`` (a tiny kernel reading from every peer over the links) every
+    ``config.PEER_WAKE_PERIOD_SECONDS``, from :meth:`start` until :meth:`stop`, or until
+    ``config.PEER_WAKE_IDLE_SECONDS`` have passed (so a searcher left alone stops costing).
+
+    Why: links idle for more than ~10-100 ms answer the next remote atomics and loads slowly,
+    and every search of the Graph500 harness (which validates each tree in between) paid ~300
+    us of its ~2.4 ms at its first meeting and first merge on 4 GPUs (docs/graph500.md,
+    "Eleventh session"); a search less than ~10 ms after the last did not.
+
+    Parameters
+    ----------
+    touch:
+        Called on the waker's thread; it must not wait for the device's other work (launch on
+        a stream of its own).
+    on_thread:
+        Called first on the waker's thread (e.g. to make the GPU's context current there).
+    drain:
+        Called by :meth:`stop` after the thread has ended (e.g. to wait for the last touch).
+    period, idle_seconds:
+        Override ``config.PEER_WAKE_PERIOD_SECONDS`` and ``config.PEER_WAKE_IDLE_SECONDS``.
+    """
+
+    def __init__(self, touch, on_thread=None, drain=None, period: float | None = None,
+                 idle_seconds: float | None = None):
+        self._touch, self._on_thread, self._drain = touch, on_thread, drain
+        self.period = config.PEER_WAKE_PERIOD_SECONDS if period is None else period
+        self.idle_seconds = config.PEER_WAKE_IDLE_SECONDS if idle_seconds is None else idle_seconds
+        self._thread = self._stopping = self._error = None
+        self.touches = 0  # calls of ``touch`` on the thread so far
+
+    @property
+    def running(self) -> bool:
+        """Whether the thread is touching the links now."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> None:
+        """Start touching (again); nothing if already running."""
+        if self.running:
+            return
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(self._stopping,), name="gpugraph-link-waker",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop touching and wait for the last touch to finish.
+
+        Raises
+        ------
+        DistributedError
+            If a touch failed on the thread.
+        """
+        if self._thread is not None:
+            self._stopping.set()
+            self._thread.join()
+            self._thread = None
+            if self._drain is not None:
+                self._drain()
+        error, self._error = self._error, None
+        if error is not None:
+            raise DistributedError(f"keeping the links between the GPUs awake failed: {error}")
+
+    def _run(self, stopping: threading.Event) -> None:
+        try:
+            if self._on_thread is not None:
+                self._on_thread()
+            deadline = time.monotonic() + self.idle_seconds
+            while not stopping.is_set() and time.monotonic() < deadline:
+                self._touch()
+                self.touches += 1
+                stopping.wait(self.period)
+        except Exception as error:  # noqa: BLE001 -- handed to the caller by stop()
+            self._error = error
 
 
 class HostBarrier:

@@ -131,6 +131,13 @@ class Options:
         collectives that ``blocking_reduction``, ``uniquify``, ``local_all2all`` and ``overlap``
         tune, so it goes with their defaults only. 4 GPUs at scale 26: 348-363 GTEPS against the
         collectives' 34.5 (docs/graph500.md, "Peer memory", "Ninth session").
+    keep_links_awake:
+        With peer memory on GPUs, read from every peer over the links every millisecond between
+        searches (:class:`~gpugraph.distributed.peer.LinkWaker`: a thread launching a tiny
+        kernel on a stream of its own, from the end of a search until the start of the next,
+        for at most ``config.PEER_WAKE_IDLE_SECONDS``): links left idle for ~100 ms make a
+        search's first meeting and merge ~300 us slower. Without peer memory on GPUs there
+        are no links to keep awake, and this changes nothing.
     """
 
     direction_optimizing: bool = True
@@ -144,6 +151,7 @@ class Options:
     levels_ahead: int | None = None
     cuda_graphs: bool = True
     peer_memory: bool | None = None
+    keep_links_awake: bool = True
 
 
 def default_factors(processes: int) -> dict:
@@ -416,8 +424,11 @@ class Searcher:
         self._pinned_counts = None
         self._pass_blocks = {}  # kernel key -> blocks of the pass over the normals (one wave)
         self.peer = None
+        self._waker = None  # keeps the links awake between searches (Options.keep_links_awake)
         if self._peer_wanted:
             self._share_peer_memory()
+            if self.options.keep_links_awake:
+                self._waker = self.peer.link_waker()
         self.nn_bits = self._bitmap_positions()
         if self._on_gpu:
             import cupyx
@@ -447,7 +458,8 @@ class Searcher:
             of them those launched as a CUDA graph), ``phases`` (seconds per :data:`PHASES` entry when profiling),
             ``level_seconds`` (when profiling), ``nn_pairs_sent`` and ``nn_messages`` (pairs and
             non-empty messages this process sent to others; peer memory stores pairs and sends
-            no messages).
+            no messages), ``link_touches`` (how often the links were touched since the last
+            search ended, ``Options.keep_links_awake``; 0 without).
 
         Raises
         ------
@@ -455,15 +467,20 @@ class Searcher:
             If ``root`` is not a vertex.
         DistributedError
             With peer memory on GPUs, if this process waited at a barrier for tens of seconds
-            (``config.PEER_BARRIER_SPINS``): a peer died or hangs.
+            (``config.PEER_BARRIER_SPINS``): a peer died or hangs; or if keeping the links
+            awake since the last search failed (``Options.keep_links_awake``).
         """
         graph = self.graph
         if not 0 <= int(root) < graph.num_vertices:
             raise VertexIdError(f"BFS root {root} is outside [0, {graph.num_vertices - 1}]")
         if self.relabeling is not None:
             root = int(self.relabeling.new_id[int(root)])
+        touches = 0
+        if self._waker is not None:
+            self._waker.stop()  # before the clock: its last touch has finished
+            touches, self._waker.touches = self._waker.touches, 0
         stats = {"directions": [], "frontiers": [], "phases": dict.fromkeys(PHASES, 0.0), "nn_pairs_sent": 0,
-                 "nn_messages": 0, "level_seconds": [], "batches": 0, "graph_batches": 0}
+                 "nn_messages": 0, "level_seconds": [], "batches": 0, "graph_batches": 0, "link_touches": touches}
         # One process, or several with peer memory: each level plans itself, and the plan ends the
         # search, on the device; else the host reads the global frontier before each level.
         planned_on_device = self.group.size == 1 or self.peer is not None
@@ -508,6 +525,8 @@ class Searcher:
                 self.group.allreduce_array(self.candidate, "max")
             self.backend.synchronize()
         stats["seconds"] = time.perf_counter() - started
+        if self._waker is not None:
+            self._waker.start()
         for counts, levels in histories:
             self._record(counts, levels, stats)
         stats["levels"] = level

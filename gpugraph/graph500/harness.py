@@ -73,7 +73,8 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
     -------
     dict or None
         On process 0 the record: ``text`` (the reference's output block), per-root ``seconds``,
-        ``nedge``, ``levels``, ``validation_seconds``; ``threshold``, ``delegates``,
+        ``nedge``, ``levels``, ``validation_seconds``, ``link_touches`` (process 0's touches of
+        the links before each search: ``Options.keep_links_awake``); ``threshold``, ``delegates``,
         ``arcs`` per kind, ``memory`` per process, ``construction_pool_bytes`` (per process, the most
         CuPy's pool held during the generation and the construction:
         :meth:`~gpugraph.backend.Backend.pool_peak_bytes`; 0 on the CPU), ``generation_seconds``,
@@ -145,7 +146,8 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
     whole = None
     if validate and group.rank == 0:
         whole = _whole_edges(backend, scale, edge_factor, seed)
-    record = {"seconds": [], "nedge": [], "levels": [], "validation_seconds": [], "roots": chosen_roots.tolist()}
+    record = {"seconds": [], "nedge": [], "levels": [], "validation_seconds": [], "roots": chosen_roots.tolist(),
+              "link_touches": []}
     phases = {}
     traffic = np.zeros(2, dtype=np.int64)  # nn pairs and non-empty nn messages to other processes
     from_graphs = 0  # searches whose every batch of levels was one CUDA graph
@@ -186,6 +188,7 @@ def run_process(group: Group, scale: int, *, edge_factor: int = 16, seed: int = 
             record["seconds"].append(seconds)
             record["nedge"].append(float(nedge))
             record["levels"].append(stats["levels"])
+            record["link_touches"].append(stats["link_touches"])
             say(f"root {index + 1}/{len(chosen_roots)} {int(root)}: {seconds * 1e3:.3f} ms, "
                 f"{nedge / seconds / 1e9:.2f} GTEPS, {stats['levels']} levels")
     memory = group.all_gather(np.array(list(parts.memory().values()), dtype=np.float64))

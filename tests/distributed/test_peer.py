@@ -134,3 +134,83 @@ def test_host_barrier_names_a_process_that_never_arrives(monkeypatch):
     barrier._arrivals = (np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
     with pytest.raises(DistributedError, match="process 1: it died or hangs"):
         barrier.wait()
+
+
+def test_link_waker_touches_until_stopped_and_starts_again():
+    import threading
+
+    from gpugraph.distributed.peer import LinkWaker
+
+    threads = []
+    waker = LinkWaker(lambda: None, on_thread=lambda: threads.append(threading.current_thread().name),
+                      period=0.001, idle_seconds=30.0)
+    waker.start()
+    waker.start()  # already running: no second thread
+    while waker.touches < 3:
+        threading.Event().wait(0.001)
+    waker.stop()
+    assert not waker.running and threads == ["gpugraph-link-waker"]
+    touches = waker.touches
+    threading.Event().wait(0.01)
+    assert waker.touches == touches  # stopped: no touch since
+    waker.start()
+    waker.stop()
+    assert len(threads) == 2
+    waker.stop()  # stopping a stopped waker does nothing
+
+
+def test_link_waker_stops_on_its_own_after_its_idle_time():
+    from gpugraph.distributed.peer import LinkWaker
+
+    drained = []
+    waker = LinkWaker(lambda: None, drain=lambda: drained.append(True), period=0.001, idle_seconds=0.02)
+    waker.start()
+    waker._thread.join(timeout=5)
+    assert not waker.running and waker.touches >= 1
+    waker.stop()
+    assert drained == [True]
+
+
+def test_a_failed_touch_is_a_named_error_at_the_next_stop():
+    from gpugraph.distributed.peer import LinkWaker
+
+    def touch():
+        raise RuntimeError("link down")
+
+    waker = LinkWaker(touch, period=0.001, idle_seconds=30.0)
+    waker.start()
+    waker._thread.join(timeout=5)
+    with pytest.raises(DistributedError, match="keeping the links between the GPUs awake failed: link down"):
+        waker.stop()
+    waker.stop()  # reported once
+
+
+def test_processes_on_the_cpu_have_no_links_to_keep_awake():
+    from gpugraph.backend import get_backend
+    from gpugraph.distributed.peer import PeerMemory
+
+    assert PeerMemory(_OneProcess(), get_backend("cpu"), {"cells": (5, np.int64)}).link_waker() is None
+
+
+def _peer_heads():
+    """Three processes' block heads (8-byte words), as :meth:`PeerMemory.link_waker` passes them."""
+    return tuple(np.arange(4, dtype=np.uint64) + 10 * process for process in range(3))
+
+
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+def test_touching_the_peers_changes_nothing_under_the_simulator():
+    from gpugraph.distributed import _peer_cuda
+
+    heads, sink = _peer_heads(), np.zeros(1, dtype=np.uint64)
+    _peer_cuda.touch_peers[1, 8](heads, np.int64(1), sink)
+    for process, head in enumerate(heads):
+        np.testing.assert_array_equal(head, np.arange(4, dtype=np.uint64) + 10 * process)
+    assert sink[0] == 0
+
+
+def test_touching_the_peers_compiles_to_ptx(ptx_of):
+    from gpugraph.distributed import _peer_cuda
+
+    ptx = ptx_of(_peer_cuda.touch_peers, (_peer_heads(), np.int64(1), np.zeros(1, dtype=np.uint64)))
+    assert "atom" in ptx
