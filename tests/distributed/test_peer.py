@@ -214,3 +214,14 @@ def test_touching_the_peers_compiles_to_ptx(ptx_of):
 
     ptx = ptx_of(_peer_cuda.touch_peers, (_peer_heads(), np.int64(1), np.zeros(1, dtype=np.uint64)))
     assert "atom" in ptx
+
+
+def test_a_running_link_waker_ends_its_thread_at_exit():
+    import weakref
+
+    from gpugraph.distributed import peer
+
+    waker = peer.LinkWaker(lambda: None, period=0.001, idle_seconds=30.0)
+    waker.start()
+    peer._halt_at_exit(weakref.ref(waker))  # what atexit calls
+    assert not waker.running
