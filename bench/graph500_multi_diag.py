@@ -29,6 +29,9 @@ The 2026-11-26 diagnosis ran ``base`` (lazy connections) against ``connect``; se
 docs/graph500.md. ``--options`` turns on boolean fields of ``graph500.bfs.Options`` (e.g.
 ``peer_memory``).
 
+``--threshold`` sets the delegate threshold (default: the library's rule), e.g. to see where
+the time of a lower threshold's searches goes.
+
 Usage: ``python bench/graph500_multi_diag.py --gpus 2 --scale 20 --roots 16 --out $OUT``.
 """
 
@@ -52,7 +55,7 @@ sys.path.insert(0, str(REPO))
 
 
 def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, options: dict, processes: int,
-          delays: tuple) -> None:
+          delays: tuple, threshold: int | None) -> None:
     from gpugraph.backend import get_backend
     from gpugraph.graph500 import harness
     from gpugraph.graph500.bfs import Group, Options, Searcher
@@ -90,7 +93,7 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, opti
     backend = get_backend(f"cuda:{rank}" if kind == "cuda" else "cpu")
     began = time.perf_counter()
     harness.run_process(Group(backend, distributed=processes > 1), scale, roots=roots, validate=False,
-                        options=Options(**options))
+                        options=Options(**options), threshold=threshold)
     if kernels:
         text = io.StringIO(profile.table(len(own)))
     elif stamps or clocks:
@@ -347,6 +350,8 @@ def main() -> int:
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--options", default="", help="boolean fields of graph500.bfs.Options to turn on")
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    parser.add_argument("--threshold", type=int, default=None,
+                        help="the delegate threshold TH (default: the library's rule)")
     parser.add_argument("--repeat-after-ms", default="0",
                         help="clocks: each measured search run again after each of these idle spells (ms, "
                              "comma-separated; 0: at once)")
@@ -362,7 +367,7 @@ def main() -> int:
         os.environ["NCCL_RUNTIME_CONNECT"] = "1" if variant == "lazy" else "0"
         began = time.perf_counter()
         launch(_rank, args.gpus, args.device, args.out, f"{variant}-{args.gpus}", args.scale, args.roots, options,
-               args.gpus, delays)
+               args.gpus, delays, args.threshold)
         print(f"[{variant}] {args.gpus} processes, scale {args.scale}: {time.perf_counter() - began:.1f} s", flush=True)
         if variant == "stamps":
             print(_stamp_table(args.out, f"{variant}-{args.gpus}", args.gpus), flush=True)
