@@ -236,7 +236,7 @@ class LinkWaker:
         self.period = config.PEER_WAKE_PERIOD_SECONDS if period is None else period
         self.idle_seconds = config.PEER_WAKE_IDLE_SECONDS if idle_seconds is None else idle_seconds
         self._thread = self._stopping = self._error = None
-        self.touches = 0  # calls of ``touch`` on the thread so far
+        self.touches = 0  # calls of ``touch`` since the last start
         # At the interpreter's exit the thread ends before the device's context goes.
         atexit.register(_halt_at_exit, weakref.ref(self))
 
@@ -246,9 +246,10 @@ class LinkWaker:
         return self._thread is not None and self._thread.is_alive()
 
     def start(self) -> None:
-        """Start touching (again); nothing if already running."""
+        """Start touching (again), counting ``touches`` from 0; nothing if already running."""
         if self.running:
             return
+        self.touches = 0
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(self._stopping,), name="gpugraph-link-waker",
                                         daemon=True)

@@ -478,7 +478,7 @@ class Searcher:
         touches = 0
         if self._waker is not None:
             self._waker.stop()  # before the clock: its last touch has finished
-            touches, self._waker.touches = self._waker.touches, 0
+            touches = self._waker.touches
         stats = {"directions": [], "frontiers": [], "phases": dict.fromkeys(PHASES, 0.0), "nn_pairs_sent": 0,
                  "nn_messages": 0, "level_seconds": [], "batches": 0, "graph_batches": 0, "link_touches": touches}
         # One process, or several with peer memory: each level plans itself, and the plan ends the
