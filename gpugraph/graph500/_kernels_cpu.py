@@ -492,8 +492,20 @@ def _take_candidates(marks, word, wanted, first, candidates, me):
                     break
 
 
+@njit(cache=True)
+def _word_open(delegate_depth, word):
+    """Whether mark word ``word`` (delegates ``8 * word`` to ``8 * word + 7``, those that exist)
+    holds a delegate not yet visited: only those can be marked (every visit checks), so a word
+    of visited ones is zero in every process's marks."""
+    for x in range(8 * word, min(8 * word + 8, delegate_depth.size)):
+        if delegate_depth[x] < 0:
+            return True
+    return False
+
+
 @njit(parallel=True, cache=True)
-def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather, candidates, resolve):
+def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather, candidates, resolve,
+                     delegate_depth):
     """``combined`` (the mask :func:`close_delegates` reads) = the delegates any process marked
     in its ``marks`` of ``parity``, and this process's marks of the other parity zeroed for the
     next level (every peer read them before the meeting that came before this kernel); if
@@ -503,16 +515,23 @@ def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather
     found; if ``gather`` and the level's plan has ``NN_BACKWARD``, every process's share of the
     frontier bitmap (:func:`frontier_bits`, in its block) copied into ``bitmap``, one after
     another in process order, for :func:`normal_pass`. Marks and bitmaps come as 64-bit words,
-    eight bytes a load (a mark is a byte of 0 or 1)."""
+    eight bytes a load (a mark is a byte of 0 or 1); words of visited delegates only
+    (``delegate_depth``, :func:`_word_open`) are zero without reading the peers'. Nothing once
+    the search is over (``counts[PLAN_DONE]``: a level launched past its end)."""
+    if counts[PLAN_DONE]:
+        return
     delegates = combined.size
     own = marks[me]
     for x in prange(delegates):
-        value = marks[0][parity * delegates + x]
-        for process in range(1, len(marks)):
-            value |= marks[process][parity * delegates + x]
+        value = np.uint64(0)
+        if _word_open(delegate_depth, x):
+            value = marks[0][parity * delegates + x]
+            for process in range(1, len(marks)):
+                value |= marks[process][parity * delegates + x]
+            if resolve:
+                _take_candidates(marks, parity * delegates + x, value & ~own[parity * delegates + x], x, candidates,
+                                 me)
         combined[x] = value
-        if resolve:
-            _take_candidates(marks, parity * delegates + x, value & ~own[parity * delegates + x], x, candidates, me)
         own[(1 - parity) * delegates + x] = 0
     if not gather or counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return
@@ -524,7 +543,10 @@ def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather
 @njit(cache=True)
 def apply_inbox(inbox, cursors, starts, me, depth, parent, level, nd_indptr, nn_indptr, counts, slot, flags):
     """The nn pairs every process put into this process's ``inbox`` (region of sender q from
-    ``starts[me * p + q]``, ``cursors[q]`` pairs), unpacked and claimed by :func:`apply_pairs`."""
+    ``starts[me * p + q]``, ``cursors[q]`` pairs), unpacked and claimed by :func:`apply_pairs`;
+    nothing once the search is over (``counts[PLAN_DONE]``)."""
+    if counts[PLAN_DONE]:
+        return
     processes = cursors.size
     targets = np.empty(cursors.sum(), dtype=np.int64)
     sources = np.empty_like(targets)

@@ -504,33 +504,31 @@ def pull_long_rows(indptr, indices, new, candidate, level, column_depth, column_
                    counts, cell, found_anywhere):
     """Second part of :func:`pull_delegates`: the queued long rows, a block per row from column
     :data:`PROBE` on, its threads testing ``blockDim`` columns at a time and stopping after the
-    first step that found a frontier column; blocks loop over the rows. Rows whose delegate
-    ``found_anywhere`` has by now are skipped (with peer memory: the marks of every process,
-    combined after their first probes; else a mask of zeros)."""
-    found = cuda.shared.array(1, np.int32)
+    first step that found a frontier column; blocks loop over the rows. A row is skipped when its
+    delegate is marked in ``new`` (this process's marks: the dn rows skip what the dd rows found
+    here) or in ``found_anywhere`` (with peer memory every process's marks combined after their
+    first probes; else a mask of zeros). Each decision is the block's (a barrier's vote), so no
+    thread leaves a row its block still scans."""
     for item in range(cuda.blockIdx.x, counts[cell], cuda.gridDim.x):
         row = long_rows[item]
-        if found_anywhere[row]:  # the same for the whole block
+        marked = cuda.threadIdx.x == 0 and (found_anywhere[row] != 0 or new[row] != 0)
+        if cuda.syncthreads_or(np.int32(marked)):
             continue
-        if cuda.threadIdx.x == 0:
-            found[0] = 0
-        cuda.syncthreads()
         base = indptr[row] + PROBE
         end = indptr[row + 1]
         while base < end:
+            hit = False
             position = base + cuda.threadIdx.x
             if position < end:
                 column = indices[position]
                 if column_depth[column] == level:
-                    found[0] = 1
+                    hit = True
                     candidate[row] = _global_id(column, column_ids, stride, offset)
-            cuda.syncthreads()
-            if found[0]:
+            if cuda.syncthreads_or(np.int32(hit)):
+                if cuda.threadIdx.x == 0:
+                    new[row] = 1
                 break
             base += cuda.blockDim.x
-        if cuda.threadIdx.x == 0 and found[0]:
-            new[row] = 1
-        cuda.syncthreads()
 
 
 @cuda.jit(cache=True)
@@ -735,27 +733,35 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
 
 #: ``_kernels_cpu._take_candidates``: a remote load per delegate only others marked.
 _take_candidates = cuda.jit(device=True, inline=True)(_kernels_cpu._take_candidates.py_func)
+#: ``_kernels_cpu._word_open``: whether a word of marks holds an unvisited delegate.
+_word_open = cuda.jit(device=True, inline=True)(_kernels_cpu._word_open.py_func)
 
 
 @cuda.jit(cache=True)
-def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather, candidates, resolve):
+def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather, candidates, resolve,
+                     delegate_depth):
     """Every process's marks combined (and, if ``resolve``, the candidates of the delegates only
     others marked taken from the first of them), every bitmap share copied if ``gather`` and the
     plan has ``NN_BACKWARD`` (``_kernels_cpu.merge_and_gather``): one grid-stride loop over the
-    words of both."""
+    words of both. Words of visited delegates only are not read from the peers (nothing marks
+    a visited delegate); nothing once the search is over."""
+    if counts[PLAN_DONE]:
+        return
     delegates = combined.size
     share = shares[0].size
     gathered = len(shares) * share if gather and counts[PLAN_VISITS] & NN_BACKWARD else 0
     own = marks[me]
     for item in range(thread_index(), delegates + gathered, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
         if item < delegates:
-            value = marks[0][parity * delegates + item]
-            for process in range(1, len(marks)):
-                value |= marks[process][parity * delegates + item]
+            value = np.uint64(0)
+            if _word_open(delegate_depth, item):
+                value = marks[0][parity * delegates + item]
+                for process in range(1, len(marks)):
+                    value |= marks[process][parity * delegates + item]
+                if resolve:
+                    _take_candidates(marks, parity * delegates + item, value & ~own[parity * delegates + item], item,
+                                     candidates, me)
             combined[item] = value
-            if resolve:
-                _take_candidates(marks, parity * delegates + item, value & ~own[parity * delegates + item], item,
-                                 candidates, me)
             own[(1 - parity) * delegates + item] = 0
         else:
             word = item - delegates
@@ -766,7 +772,10 @@ def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather
 def apply_inbox(inbox, cursors, starts, me, depth, parent, level, nd_indptr, nn_indptr, counts, slot, flags):
     """The pairs every process put into this process's inbox (region of sender q from
     ``starts[me * p + q]``, ``cursors[q]`` pairs) claimed; a grid-stride loop over the pairs of
-    every sender's region (the CPU twin unpacks them for ``_kernels_cpu.apply_pairs``)."""
+    every sender's region (the CPU twin unpacks them for ``_kernels_cpu.apply_pairs``); nothing
+    once the search is over."""
+    if counts[PLAN_DONE]:
+        return
     block = cuda.shared.array(TALLIES, np.int64)
     tally = cuda.local.array(TALLIES, np.int32)
     for cell in range(TALLIES):

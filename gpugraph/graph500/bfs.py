@@ -842,7 +842,7 @@ class Searcher:
         items = int(words["combined"].size) + (int(words["bitmap"].size) if gather else 0)
         self._run("merge_and_gather", min(backend.blocks_for(items), self._stride_blocks()) if backend.is_cuda else 1,
                   backend.threads_per_block(), words["combined"], peers["marks"], np.int64(parity), self._rank,
-                  peers["bits"], words["bitmap"], self.counts, gather, peers["candidates"], resolve)
+                  peers["bits"], words["bitmap"], self.counts, gather, peers["candidates"], resolve, self.delegate_depth)
 
     def _meet(self, ended: bool = False):
         """Wait for every process to get here: a barrier kernel on GPUs, the host's elsewhere.

@@ -425,25 +425,37 @@ def test_peer_memory_processes_give_validated_trees(processes, gpus_per_host, op
 
 def test_merge_takes_the_candidates_of_delegates_only_others_marked():
     """The level's last merge: a delegate this process did not mark takes the candidate of the
-    first process that did; its own candidates stay; the other parity's marks are zeroed."""
+    first process that did; its own candidates stay; the other parity's marks are zeroed. A word
+    of visited delegates only is not read (nothing marks a visited delegate: the mark put there
+    by hand stays out); past a search's end the merge does nothing."""
     from gpugraph.graph500 import _kernels_cpu as kernels
 
-    processes, delegates, padded, me, parity = 3, 10, 16, 1, 1
+    processes, delegates, padded, me, parity = 3, 20, 24, 1, 1
     marks = [np.zeros(2 * padded, dtype=np.uint8) for _ in range(processes)]
     candidates = [np.full(delegates, -1, dtype=np.int32) for _ in range(processes)]
-    for process, delegate in ((0, 3), (2, 3), (2, 9), (me, 5), (0, 5)):
+    for process, delegate in ((0, 3), (2, 3), (2, 9), (me, 5), (0, 5), (2, 17)):
         marks[process][parity * padded + delegate] = 1
         candidates[process][delegate] = 100 * process + delegate
     marks[me][:padded] = 1  # the other parity: zeroed by the merge
+    delegate_depth = np.full(delegates, -1, dtype=np.int32)
+    delegate_depth[8:20] = 2
+    delegate_depth[9] = -1  # word 1 holds one unvisited delegate, word 2 none
     combined = np.zeros(padded // 8, dtype=np.uint64)
     words = tuple(mark.view(np.uint64) for mark in marks)
     no_bits = (np.zeros(0, dtype=np.uint64),) * processes
-    kernels.merge_and_gather(combined, words, np.int64(parity), np.int64(me), no_bits, np.zeros(0, dtype=np.uint64),
-                             np.zeros(64, dtype=np.int64), False, tuple(candidates), True)
+    counts = np.zeros(64, dtype=np.int64)
+    arguments = (combined, words, np.int64(parity), np.int64(me), no_bits, np.zeros(0, dtype=np.uint64), counts, False,
+                 tuple(candidates), True, delegate_depth)
+    kernels.merge_and_gather(*arguments)
     assert np.flatnonzero(combined.view(np.uint8)).tolist() == [3, 5, 9]
     assert candidates[me][[3, 5, 9]].tolist() == [3, 105, 209]
     assert (np.delete(candidates[me], [3, 5, 9]) == -1).all()
     assert not marks[me][:padded].any()
+    combined[:] = 7
+    marks[me][:padded] = 1
+    counts[kernels.PLAN_DONE] = 1
+    kernels.merge_and_gather(*arguments)
+    assert (combined == 7).all() and marks[me][:padded].all()
 
 
 def test_peer_memory_is_the_default_for_gpus_of_one_host():
@@ -659,17 +671,54 @@ def test_frontier_bits_kernel_reads_only_the_segments_flagged_for_the_level():
 
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
-@pytest.mark.parametrize("options", [Options(uniquify=True, blocking_reduction=False), Options(overlap=True),
-                                     Options(nn_backward=True), Options(peer_memory=True, levels_ahead=3)])
-def test_cuda_kernels_of_several_processes_under_the_simulator(options):
+@pytest.mark.parametrize("options, threshold", [(Options(uniquify=True, blocking_reduction=False), None),
+                                                (Options(overlap=True), None), (Options(nn_backward=True), None),
+                                                (Options(peer_memory=True, levels_ahead=3), None),
+                                                (Options(peer_memory=True, levels_ahead=3), 2)])
+def test_cuda_kernels_of_several_processes_under_the_simulator(options, threshold):
     """The nn pair kernels (push_pairs, apply_pairs) run only with several processes; with
     ``overlap`` the pairs travel while the delegate kernels run; with peer memory the pairs are
     stored into the peers' inboxes (scatter_pairs, apply_inbox, merge_and_gather, share_numbers
-    without its meeting) and levels go in batches."""
-    record = harness.run(6, processes=2, device="cuda", roots=2, options=options, edge_factor=8)
-    reference = harness.run(6, processes=1, device="cpu", roots=2, edge_factor=8)
+    without its meeting) and levels go in batches; threshold 2 sends long delegate rows through
+    pull_long_rows."""
+    record = harness.run(6, processes=2, device="cuda", roots=2, options=options, edge_factor=8, threshold=threshold)
+    reference = harness.run(6, processes=1, device="cpu", roots=2, edge_factor=8, threshold=threshold)
     assert record["nedge"] == reference["nedge"] and record["levels"] == reference["levels"]
-    assert record["nn_pairs_sent"] > 0
+    assert record["nn_pairs_sent"] > 0 or threshold is not None  # threshold 2 leaves almost no nn arcs
+
+
+@pytest.mark.cudasim
+@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
+def test_long_rows_skip_delegates_marked_here_or_anywhere():
+    """``pull_long_rows`` scans each queued row to its frontier column (many steps of a block)
+    unless the delegate is marked already: by this process (``new``: what its dd rows found,
+    for its dn rows) or in the combined marks of every process."""
+    from gpugraph.graph500 import _kernels_cpu as cells
+    from gpugraph.graph500 import _kernels_cuda as kernels
+
+    delegates, length, level = 3, 12 * 64, np.int32(2)
+    indptr = np.arange(delegates + 1, dtype=np.int64) * length
+    indices = np.tile(np.arange(length, dtype=np.int32), delegates)
+    column_depth = np.full(length, 1, dtype=np.int32)
+    hit = length - 5  # in the block's last step
+    column_depth[hit] = level
+    counts = np.zeros(cells.counter_cells(2) + cells.SHARED_CELLS, dtype=np.int64)
+    counts[cells.LONG_DD] = delegates
+    queue = np.arange(delegates, dtype=np.int32)
+
+    def scan(own=(), anywhere=()):
+        new = np.zeros(delegates, dtype=np.uint8)
+        new[list(own)] = 1
+        found_anywhere = np.zeros(delegates, dtype=np.uint8)
+        found_anywhere[list(anywhere)] = 1
+        candidate = np.full(delegates, -1, dtype=np.int32)
+        kernels.pull_long_rows[2, 64](indptr, indices, new, candidate, level, column_depth, np.empty(0, np.int64),
+                                      np.int64(1), np.int64(0), queue, counts, np.int64(cells.LONG_DD), found_anywhere)
+        return new.tolist(), candidate.tolist()
+
+    assert scan() == ([1, 1, 1], [hit] * 3)
+    assert scan(own=[1]) == ([1, 1, 1], [hit, -1, hit])
+    assert scan(anywhere=[2]) == ([1, 1, 0], [hit, hit, -1])
 
 
 def test_cuda_kernels_compile_to_ptx(ptx_of):
@@ -723,7 +772,8 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
         (kernels.scatter_pairs, (*pairs, counts, inboxes, cursors, starts, me, np.int64(3), np.int64(1))),
         (kernels.merge_and_gather, (np.zeros(4, dtype=np.uint64), words, np.int64(0), me, words,
                                     np.zeros(24, dtype=np.uint64), counts, True,
-                                    tuple(np.zeros(32, dtype=np.int32) for _ in range(peers)), True)),
+                                    tuple(np.zeros(32, dtype=np.int32) for _ in range(peers)), True,
+                                    searcher.delegate_depth)),
         (kernels.apply_inbox, (inboxes[1], cursors[1], starts, me, searcher.depth, searcher.parent, *tail, flags)),
     ]
     for kernel, arguments in launches:
