@@ -24,7 +24,11 @@ level 0's first merge and at the batch's end, and the host's clock is read just 
 launch; each measured search is then run again from the same root after each idle spell of
 ``--repeat-after-ms`` (0: at once, hot), the processes meeting at a host barrier first; per
 rank the medians of each phase, cold and after each spell, and the spread of the ranks'
-arrivals at the first meeting; one process has no meetings, only the start-to-end phase).
+arrivals at the first meeting; one process has no meetings, only the start-to-end phase);
+``rows`` (as ``default``, no profiler: after each measured search, what the backward visits
+into delegates did with their long rows, replayed from the search's final depths: rows queued,
+skipped, found here, scanned to the end for a delegate another process found at that level or
+one no process found, with their steps; per rank and summed over the ranks).
 The 2026-11-26 diagnosis ran ``base`` (lazy connections) against ``connect``; see
 docs/graph500.md. ``--options`` turns on boolean fields of ``graph500.bfs.Options`` (e.g.
 ``peer_memory``).
@@ -60,9 +64,9 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, opti
     from gpugraph.graph500 import harness
     from gpugraph.graph500.bfs import Group, Options, Searcher
 
-    kernels, stamps, clocks = (tag.startswith(name) for name in ("kernels", "stamps", "clocks"))
+    kernels, stamps, clocks, rows = (tag.startswith(name) for name in ("kernels", "stamps", "clocks", "rows"))
     profile = (_KernelProfile() if kernels else _Stamps(Searcher) if stamps else _Clocks(Searcher) if clocks
-               else cProfile.Profile())
+               else _LongRows() if rows else cProfile.Profile())
     original = Searcher.search
     own = []
 
@@ -77,6 +81,8 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, opti
                 profile.disable()
         if measured:
             own.append(stats["seconds"])
+            if rows:
+                profile.add(self, stats)
             for delay in delays if clocks else ():  # the same search again after an idle spell
                 time.sleep(delay / 1e3)
                 self.group.start_together()
@@ -96,6 +102,8 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, opti
                         options=Options(**options), threshold=threshold)
     if kernels:
         text = io.StringIO(profile.table(len(own)))
+    elif rows:
+        text = io.StringIO(profile.table())
     elif stamps or clocks:
         text = io.StringIO(json.dumps(profile.searches))
     else:
@@ -294,6 +302,112 @@ def _stamp_table(out: str, tag: str, processes: int) -> str:
     return "\n".join(lines)
 
 
+class _LongRows:
+    """What the backward visits into delegates did with their long rows (``rows``), replayed on
+    the host side from a search's final depths, level by level, for the levels whose plan on
+    this process pulled through dd rows (dd backward) or dn rows (nd backward). Per level and
+    kind: the rows queued after this process's first probes (unvisited delegates whose row here
+    is longer than the probes and whose probes found nothing), those skipped because some
+    process's probes found the delegate (and, for dn rows, this process's dd rows), those found
+    here, and those scanned to their end, split into delegates found by another process at this
+    level and delegates no process found (two levels away or more); rows and steps of
+    ``GRAPH500_PULL_THREADS`` columns. Summed over the measured searches; every rank's sums are
+    also summed over the ranks (collective). Not a model of the CUDA kernel's timing: forward
+    visits at the same level (which mark delegates before the dn probes) are left out."""
+
+    KINDS = ("dd", "dn")
+    FIELDS = ("queued", "skipped", "found", "found_steps", "elsewhere", "elsewhere_steps", "nowhere",
+              "nowhere_steps")
+
+    def __init__(self):
+        self.sums = {}  # level -> array (kinds x fields)
+        self.group = None
+
+    def enable(self):
+        return None
+
+    def disable(self):
+        return None
+
+    def add(self, searcher, stats: dict) -> None:
+        from gpugraph.backend import to_numpy
+
+        self.group = searcher.group
+        xp = searcher.xp
+        with searcher.backend.activate():
+            for level, directions in enumerate(stats["directions"]):
+                pulls = {"dd": directions["dd"] == "backward", "dn": directions["nd"] == "backward"}
+                counts = to_numpy(self._level(searcher, xp, level, pulls))
+                self.sums[level] = self.sums.get(level, 0) + counts
+
+    def _level(self, searcher, xp, level: int, pulls: dict):
+        from gpugraph import config
+        from gpugraph.graph500._kernels_cuda import PROBE
+
+        graph, delegate_depth = searcher.graph, searcher.delegate_depth
+        unvisited = (delegate_depth < 0) | (delegate_depth > level)
+        found_later = (delegate_depth < 0) | (delegate_depth > level + 1)
+        first = {}
+        probed = xp.zeros(delegate_depth.size, dtype=bool)  # this process's first probes found it
+        for kind in self.KINDS:
+            if not pulls[kind]:
+                continue
+            csr = getattr(graph, kind)
+            column_depth = delegate_depth if kind == "dd" else searcher.depth
+            first[kind] = self._first_hits(xp, csr.indptr, csr.indices, column_depth, level)
+            probed |= unvisited & ~probed & (first[kind] >= 0) & (first[kind] < PROBE)
+        anywhere = searcher.group.allreduce_array(probed.astype(np.uint8), "max").astype(bool)
+        counts = xp.zeros((len(self.KINDS), len(self.FIELDS)), dtype=np.int64)
+        found_here = xp.zeros_like(probed)
+        for row, kind in enumerate(self.KINDS):
+            if kind not in first:
+                continue
+            csr = getattr(graph, kind)
+            length = csr.indptr[1:] - csr.indptr[:-1]
+            hit = first[kind]
+            queued = unvisited & ~probed & (length > PROBE)
+            skipped = queued & (anywhere | found_here)
+            scanned = queued & ~skipped
+            found = scanned & (hit >= 0)
+            columns = xp.where(hit >= 0, hit + 1, length) - PROBE
+            steps = -(-columns // config.GRAPH500_PULL_THREADS)
+            ended = scanned & ~found
+            for column, mask in ((0, queued), (1, skipped)):
+                counts[row, column] = xp.count_nonzero(mask)
+            for column, mask in ((2, found), (4, ended & ~found_later), (6, ended & found_later)):
+                counts[row, column] = xp.count_nonzero(mask)
+                counts[row, column + 1] = steps[mask].sum()
+            found_here |= found
+        return counts
+
+    @staticmethod
+    def _first_hits(xp, indptr, indices, column_depth, level: int):
+        """Per row, the position of its first column at depth ``level`` (-1: none)."""
+        hits = xp.flatnonzero(column_depth[indices] == level)
+        first = xp.full(indptr.size - 1, -1, dtype=np.int64)
+        if hits.size:
+            rows = xp.searchsorted(indptr, hits, side="right") - 1
+            starts = xp.concatenate((xp.ones(1, dtype=bool), rows[1:] != rows[:-1]))
+            first[rows[starts]] = hits[starts] - indptr[rows[starts]]
+        return first
+
+    def table(self) -> str:
+        levels = sorted(self.sums)
+        own = np.array([self.sums[level] for level in levels]) if levels else np.zeros((0, 2, 8), dtype=np.int64)
+        total = own.copy()
+        if self.group is not None and self.group.size > 1:
+            total = self.group.allreduce(own.reshape(-1)).reshape(own.shape)
+        lines = ["long delegate rows, summed over the measured searches (rows; steps of GRAPH500_PULL_THREADS "
+                 "columns): level kind " + " ".join(self.FIELDS)]
+        for name, values in (("this rank", own), ("all ranks", total)):
+            lines.append(f"{name}:")
+            for index, level in enumerate(levels):
+                for row, kind in enumerate(self.KINDS):
+                    if values[index, row].any():
+                        lines.append(f"  L{level} {kind} " + " ".join(str(int(value)) for value in values[index, row]))
+        return "\n".join(lines) + "\n"
+
+
 class _KernelProfile:
     """torch.profiler's CUDA activity over the measured searches (enable / disable around each,
     like cProfile), summed per kernel."""
@@ -362,8 +476,8 @@ def main() -> int:
     options = {name: True for name in args.options.split(",") if name}
     Path(args.out).mkdir(parents=True, exist_ok=True)
     for variant in args.variants.split(","):
-        if variant not in ("default", "lazy", "kernels", "stamps", "clocks"):
-            parser.error(f"unknown variant {variant!r}: use default, lazy, kernels, stamps or clocks")
+        if variant not in ("default", "lazy", "kernels", "stamps", "clocks", "rows"):
+            parser.error(f"unknown variant {variant!r}: use default, lazy, kernels, stamps, clocks or rows")
         os.environ["NCCL_RUNTIME_CONNECT"] = "1" if variant == "lazy" else "0"
         began = time.perf_counter()
         launch(_rank, args.gpus, args.device, args.out, f"{variant}-{args.gpus}", args.scale, args.roots, options,
@@ -373,6 +487,9 @@ def main() -> int:
             print(_stamp_table(args.out, f"{variant}-{args.gpus}", args.gpus), flush=True)
         if variant == "clocks":
             print(_clock_table(args.out, f"{variant}-{args.gpus}", args.gpus, delays), flush=True)
+        if variant == "rows":
+            text = Path(args.out, f"diag-{variant}-{args.gpus}-rank0.txt").read_text()
+            print(text[text.index("all ranks:"):], flush=True)
     return 0
 
 

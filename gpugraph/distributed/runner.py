@@ -199,7 +199,8 @@ def launch(function, processes: int, kind: str, *args) -> None:
     torch.distributed initialised (NCCL for ``kind="cuda"`` on real GPUs, else Gloo, also for the
     CUDA simulator's GPUs); wait for all.
 
-    The ranks are fresh interpreters (``python -m gpugraph.distributed._rank``), so this works
+    The ranks are fresh interpreters (``python .../gpugraph/distributed/_rank.py``, which imports
+    the ``gpugraph`` this module belongs to, whatever the working directory holds), so this works
     from scripts without a ``__main__`` guard, from notebooks and from the REPL; ``function``
     must be a module-level function (of an importable module or of the script being run) and
     ``args`` picklable.
@@ -217,8 +218,8 @@ def launch(function, processes: int, kind: str, *args) -> None:
                "processes": int(processes), "address": f"tcp://127.0.0.1:{_free_port()}", "path": sys.path,
                "errors": str(folder)}
     (folder / "request.pickle").write_bytes(pickle.dumps(request))
-    workers = [subprocess.Popen([sys.executable, "-m", "gpugraph.distributed._rank", str(folder), str(rank)])
-               for rank in range(int(processes))]
+    entry = str(Path(__file__).with_name("_rank.py"))  # a script: the ranks import this gpugraph, not the cwd's
+    workers = [subprocess.Popen([sys.executable, entry, str(folder), str(rank)]) for rank in range(int(processes))]
     failed = None
     while failed is None and any(worker.poll() is None for worker in workers):
         failed = next((worker for worker in workers if worker.poll() not in (None, 0)), None)

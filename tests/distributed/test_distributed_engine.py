@@ -142,6 +142,22 @@ def test_a_failing_rank_is_reported_and_the_others_stopped():
         runner.launch(failing_worker, 2, "cpu")
 
 
+def gpugraph_location_worker(rank, kind, folder):
+    """Each rank writes where its gpugraph package comes from."""
+    (folder / f"rank-{rank}.txt").write_text(gg.__file__)
+
+
+def test_ranks_import_the_gpugraph_that_launched_them(tmp_path, monkeypatch):
+    """The ranks start in the launcher's working directory; another gpugraph there (a second
+    checkout, an older copy) must not be the one they run."""
+    shadow = tmp_path / "elsewhere" / "gpugraph"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('the gpugraph of the working directory')\n")
+    monkeypatch.chdir(shadow.parent)
+    runner.launch(gpugraph_location_worker, 2, "cpu", tmp_path)
+    assert [(tmp_path / f"rank-{rank}.txt").read_text() for rank in range(2)] == [gg.__file__] * 2
+
+
 def test_cli_runs_on_ranks_and_refuses_what_it_cannot(capsys, tmp_path):
     from gpugraph.cli import main
 

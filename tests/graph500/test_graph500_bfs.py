@@ -820,3 +820,33 @@ def test_nn_pairs_packed_for_the_wire_come_back_whole(num_vertices):
     assert pair_entries(num_vertices) == (1 if num_vertices <= 1 << 31 else 2)
     back = unpack_pairs(payload, num_vertices)
     assert np.array_equal(back[0], targets) and np.array_equal(back[1], sources)
+
+
+def _multi_diag():
+    """``bench/graph500_multi_diag.py`` as a module."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "graph500_multi_diag.py"
+    spec = importlib.util.spec_from_file_location("graph500_multi_diag", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_long_row_replay_accounts_for_every_queued_row():
+    """The diagnosis's replay of the long delegate rows (``--variants rows``): each row's first
+    column at the level's depth, and per level and kind every queued row either skipped, found,
+    or scanned to its end (for a delegate found elsewhere at that level or by no one)."""
+    replay = _multi_diag()._LongRows
+    indptr = np.array([0, 3, 3, 7])
+    indices = np.array([0, 1, 2, 3, 0, 2, 1])
+    assert replay._first_hits(np, indptr, indices, np.array([1, 2, 0, 2]), 2).tolist() == [1, -1, 0]
+    sources, targets, n = _edges(scale=9)
+    searcher = _searcher(sources, targets, n, threshold=4)
+    rows = replay()
+    for root in (0, 5):
+        rows.add(searcher, searcher.search(root))
+    sums = np.array([rows.sums[level] for level in sorted(rows.sums)])
+    queued, skipped, found, _, elsewhere, _, nowhere, _ = np.moveaxis(sums, -1, 0)
+    assert queued.sum() > 0 and (queued == skipped + found + elsewhere + nowhere).all()
+    assert "all ranks:" in rows.table()
