@@ -479,28 +479,33 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
         inboxes[owner][starts[owner * processes + me] + place] = ((target // processes) << 32) | sources[item]
 
 
-@njit(inline="always")
-def _take_candidates(marks, word, wanted, first, candidates, me):
-    """For each byte set in ``wanted`` (delegate ``8 * first + byte``, marked by another process
-    but not by ``me``), the candidate of the first process whose mark word ``word`` has it."""
-    for byte in range(8):
-        shift = np.uint64(8 * byte)
-        if wanted >> shift & np.uint64(1):
-            for process in range(len(marks)):
-                if marks[process][word] >> shift & np.uint64(1):
-                    candidates[me][8 * first + byte] = candidates[process][8 * first + byte]
-                    break
-
-
 @njit(cache=True)
-def _word_open(delegate_depth, word):
-    """Whether mark word ``word`` (delegates ``8 * word`` to ``8 * word + 7``, those that exist)
-    holds a delegate not yet visited: only those can be marked (every visit checks), so a word
-    of visited ones is zero in every process's marks."""
-    for x in range(8 * word, min(8 * word + 8, delegate_depth.size)):
+def _merged_word(marks, word, first, me, candidates, resolve, delegate_depth):
+    """Word ``word`` of every process's marks OR-ed (delegates ``8 * first`` to ``8 * first +
+    7``, those that exist); if ``resolve``, each delegate of it that another process marked
+    but ``me`` did not takes the candidate of the first process that marked it. Zero without a
+    read where the word holds no unvisited delegate: only those can be marked (every visit
+    checks). A leaf function, so the CUDA twin of :func:`merge_and_gather` compiles its source."""
+    open_word = False
+    for x in range(8 * first, min(8 * first + 8, delegate_depth.size)):
         if delegate_depth[x] < 0:
-            return True
-    return False
+            open_word = True
+            break
+    if not open_word:
+        return np.uint64(0)
+    value = marks[0][word]
+    for process in range(1, len(marks)):
+        value |= marks[process][word]
+    if resolve:
+        wanted = value & ~marks[me][word]
+        for byte in range(8):
+            shift = np.uint64(8 * byte)
+            if wanted >> shift & np.uint64(1):
+                for process in range(len(marks)):
+                    if marks[process][word] >> shift & np.uint64(1):
+                        candidates[me][8 * first + byte] = candidates[process][8 * first + byte]
+                        break
+    return value
 
 
 @njit(parallel=True, cache=True)
@@ -516,22 +521,14 @@ def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather
     frontier bitmap (:func:`frontier_bits`, in its block) copied into ``bitmap``, one after
     another in process order, for :func:`normal_pass`. Marks and bitmaps come as 64-bit words,
     eight bytes a load (a mark is a byte of 0 or 1); words of visited delegates only
-    (``delegate_depth``, :func:`_word_open`) are zero without reading the peers'. Nothing once
+    (``delegate_depth``, :func:`_merged_word`) are zero without reading the peers'. Nothing once
     the search is over (``counts[PLAN_DONE]``: a level launched past its end)."""
     if counts[PLAN_DONE]:
         return
     delegates = combined.size
     own = marks[me]
     for x in prange(delegates):
-        value = np.uint64(0)
-        if _word_open(delegate_depth, x):
-            value = marks[0][parity * delegates + x]
-            for process in range(1, len(marks)):
-                value |= marks[process][parity * delegates + x]
-            if resolve:
-                _take_candidates(marks, parity * delegates + x, value & ~own[parity * delegates + x], x, candidates,
-                                 me)
-        combined[x] = value
+        combined[x] = _merged_word(marks, parity * delegates + x, x, me, candidates, resolve, delegate_depth)
         own[(1 - parity) * delegates + x] = 0
     if not gather or counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return

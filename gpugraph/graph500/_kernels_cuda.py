@@ -731,10 +731,8 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
         cuda.threadfence_system()
 
 
-#: ``_kernels_cpu._take_candidates``: a remote load per delegate only others marked.
-_take_candidates = cuda.jit(device=True, inline=True)(_kernels_cpu._take_candidates.py_func)
-#: ``_kernels_cpu._word_open``: whether a word of marks holds an unvisited delegate.
-_word_open = cuda.jit(device=True, inline=True)(_kernels_cpu._word_open.py_func)
+#: ``_kernels_cpu._merged_word``: a word of every process's marks combined, compiled from its source.
+_merged_word = cuda.jit(device=True, inline=True)(_kernels_cpu._merged_word.py_func)
 
 
 @cuda.jit(cache=True)
@@ -753,15 +751,8 @@ def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather
     own = marks[me]
     for item in range(thread_index(), delegates + gathered, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
         if item < delegates:
-            value = np.uint64(0)
-            if _word_open(delegate_depth, item):
-                value = marks[0][parity * delegates + item]
-                for process in range(1, len(marks)):
-                    value |= marks[process][parity * delegates + item]
-                if resolve:
-                    _take_candidates(marks, parity * delegates + item, value & ~own[parity * delegates + item], item,
-                                     candidates, me)
-            combined[item] = value
+            combined[item] = _merged_word(marks, parity * delegates + item, item, me, candidates, resolve,
+                                          delegate_depth)
             own[(1 - parity) * delegates + item] = 0
         else:
             word = item - delegates
