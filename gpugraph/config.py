@@ -418,7 +418,8 @@ GRAPH500_DELEGATE_BLOCKS_PER_SM = 8
 GRAPH500_CLOSE_BLOCKS_PER_SM = 8
 #: Threads of the block that scans one long delegate row in a backward visit (CUDA: the rows whose
 #: first columns held no frontier vertex; delegate rows hold hundreds of arcs), testing this many
-#: at a time and stopping at the first hit...
+#: at a time and stopping at the first hit; also the queued rows a block checks at once, a thread
+#: each, before it scans those whose delegate is still unmarked...
 GRAPH500_PULL_THREADS = 64
 #: ... and blocks per multiprocessor, each looping over the queued long rows (most levels queue
 #: none: 4 against 16 takes such a launch from 2 to 1 us, H100, CUPTI).

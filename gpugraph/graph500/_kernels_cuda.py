@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpugraph import config
 from gpugraph.backend.cuda_device import last_at_most, thread_index
 from gpugraph.backend.numba_cuda import load_numba_cuda
 from gpugraph.graph500 import _kernels_cpu
@@ -56,6 +57,9 @@ from gpugraph.graph500._kernels_cpu import (
 )
 
 cuda = load_numba_cuda()
+
+#: Threads of a block of :func:`pull_long_rows` (its launches' block size) and rows it lists at a time.
+PULL_THREADS = config.GRAPH500_PULL_THREADS
 
 #: Per-thread tallies of claims: claimed, their nd arcs, their nn arcs, those with nd arcs, those
 #: with nn arcs. 32-bit (a thread's claims times a normal's at most TH arcs; blocks sum them in
@@ -502,33 +506,47 @@ def pull_delegates(indptr, indices, new, candidate, level, delegate_depth, colum
 @cuda.jit(cache=True)
 def pull_long_rows(indptr, indices, new, candidate, level, column_depth, column_ids, stride, offset, long_rows,
                    counts, cell, found_anywhere):
-    """Second part of :func:`pull_delegates`: the queued long rows, a block per row from column
-    :data:`PROBE` on, its threads testing ``blockDim`` columns at a time and stopping after the
-    first step that found a frontier column; blocks loop over the rows. A row is skipped when its
-    delegate is marked in ``new`` (this process's marks: the dn rows skip what the dd rows found
-    here) or in ``found_anywhere`` (with peer memory every process's marks combined after their
-    first probes; else a mask of zeros). Each decision is the block's (a barrier's vote), so no
-    thread leaves a row its block still scans."""
-    for item in range(cuda.blockIdx.x, counts[cell], cuda.gridDim.x):
-        row = long_rows[item]
-        marked = cuda.threadIdx.x == 0 and (found_anywhere[row] != 0 or new[row] != 0)
-        if cuda.syncthreads_or(np.int32(marked)):
-            continue
-        base = indptr[row] + PROBE
-        end = indptr[row + 1]
-        while base < end:
-            hit = False
-            position = base + cuda.threadIdx.x
-            if position < end:
-                column = indices[position]
-                if column_depth[column] == level:
-                    hit = True
-                    candidate[row] = _global_id(column, column_ids, stride, offset)
-            if cuda.syncthreads_or(np.int32(hit)):
-                if cuda.threadIdx.x == 0:
-                    new[row] = 1
-                break
-            base += cuda.blockDim.x
+    """Second part of :func:`pull_delegates`: the queued long rows, from column :data:`PROBE` on.
+    A block takes :data:`PULL_THREADS` queued rows at a time, a thread each, and lists in shared
+    memory those whose delegate is not marked yet, in ``new`` (this process's marks: the dn rows
+    skip what the dd rows found here) or in ``found_anywhere`` (with peer memory every process's
+    marks combined after their first probes; else a mask of zeros). Then the whole block scans
+    the listed rows one by one, its threads testing ``blockDim`` columns at a time and stopping
+    after the first step that found a frontier column. (A skipped row thus costs a thread's two
+    reads rather than a block's round trip: at 4 GPUs most queued rows are skipped.) Every
+    decision is the block's (a barrier's vote or a shared count), so no thread leaves a row its
+    block still scans."""
+    listed = cuda.shared.array(PULL_THREADS, np.int32)
+    listed_count = cuda.shared.array(1, np.int32)
+    queued = counts[cell]
+    for batch in range(np.int64(cuda.blockIdx.x) * PULL_THREADS, queued, np.int64(cuda.gridDim.x) * PULL_THREADS):
+        if cuda.threadIdx.x == 0:
+            listed_count[0] = 0
+        cuda.syncthreads()
+        item = batch + cuda.threadIdx.x
+        if item < queued:
+            row = long_rows[item]
+            if found_anywhere[row] == 0 and new[row] == 0:
+                listed[cuda.atomic.add(listed_count, 0, 1)] = row
+        cuda.syncthreads()
+        for entry in range(listed_count[0]):
+            row = listed[entry]
+            base = indptr[row] + PROBE
+            end = indptr[row + 1]
+            while base < end:
+                hit = False
+                position = base + cuda.threadIdx.x
+                if position < end:
+                    column = indices[position]
+                    if column_depth[column] == level:
+                        hit = True
+                        candidate[row] = _global_id(column, column_ids, stride, offset)
+                if cuda.syncthreads_or(np.int32(hit)):
+                    if cuda.threadIdx.x == 0:
+                        new[row] = 1
+                    break
+                base += cuda.blockDim.x
+        cuda.syncthreads()  # every thread has read the list before the next batch rewrites it
 
 
 @cuda.jit(cache=True)

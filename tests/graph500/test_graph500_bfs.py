@@ -692,19 +692,20 @@ def test_cuda_kernels_of_several_processes_under_the_simulator(options, threshol
 def test_long_rows_skip_delegates_marked_here_or_anywhere():
     """``pull_long_rows`` scans each queued row to its frontier column (many steps of a block)
     unless the delegate is marked already: by this process (``new``: what its dd rows found,
-    for its dn rows) or in the combined marks of every process."""
+    for its dn rows) or in the combined marks of every process. One block and 70 queued rows: it
+    lists rows for two batches of 64."""
     from gpugraph.graph500 import _kernels_cpu as cells
     from gpugraph.graph500 import _kernels_cuda as kernels
 
-    delegates, length, level = 3, 12 * 64, np.int32(2)
+    delegates, length, level = 70, 2 * 64, np.int32(2)
     indptr = np.arange(delegates + 1, dtype=np.int64) * length
     indices = np.tile(np.arange(length, dtype=np.int32), delegates)
     column_depth = np.full(length, 1, dtype=np.int32)
-    hit = length - 5  # in the block's last step
+    hit = length - 5  # in the block's second step
     column_depth[hit] = level
     counts = np.zeros(cells.counter_cells(2) + cells.SHARED_CELLS, dtype=np.int64)
     counts[cells.LONG_DD] = delegates
-    queue = np.arange(delegates, dtype=np.int32)
+    queue = np.arange(delegates, dtype=np.int32)[::-1].copy()
 
     def scan(own=(), anywhere=()):
         new = np.zeros(delegates, dtype=np.uint8)
@@ -712,13 +713,16 @@ def test_long_rows_skip_delegates_marked_here_or_anywhere():
         found_anywhere = np.zeros(delegates, dtype=np.uint8)
         found_anywhere[list(anywhere)] = 1
         candidate = np.full(delegates, -1, dtype=np.int32)
-        kernels.pull_long_rows[2, 64](indptr, indices, new, candidate, level, column_depth, np.empty(0, np.int64),
+        kernels.pull_long_rows[1, 64](indptr, indices, new, candidate, level, column_depth, np.empty(0, np.int64),
                                       np.int64(1), np.int64(0), queue, counts, np.int64(cells.LONG_DD), found_anywhere)
         return new.tolist(), candidate.tolist()
 
-    assert scan() == ([1, 1, 1], [hit] * 3)
-    assert scan(own=[1]) == ([1, 1, 1], [hit, -1, hit])
-    assert scan(anywhere=[2]) == ([1, 1, 0], [hit, hit, -1])
+    def expected(own=(), anywhere=()):
+        marks = [0 if row in anywhere and row not in own else 1 for row in range(delegates)]
+        return marks, [-1 if row in own or row in anywhere else hit for row in range(delegates)]
+
+    for marked in ({}, {"own": [1, 64, 69]}, {"anywhere": [2, 65, 68]}, {"own": [0], "anywhere": [67]}):
+        assert scan(**marked) == expected(**marked), marked
 
 
 def test_cuda_kernels_compile_to_ptx(ptx_of):
