@@ -355,7 +355,7 @@ class _LongRows:
             csr = getattr(graph, kind)
             column_depth = delegate_depth if kind == "dd" else searcher.depth
             first[kind] = self._first_hits(xp, csr.indptr, csr.indices, column_depth, level)
-            probed |= unvisited & ~probed & (first[kind] >= 0) & (first[kind] < PROBE)
+            probed |= unvisited & (first[kind] >= 0) & (first[kind] < PROBE)
         anywhere = searcher.group.allreduce_array(probed.astype(np.uint8), "max").astype(bool)
         counts = xp.zeros((len(self.KINDS), len(self.FIELDS)), dtype=np.int64)
         found_here = xp.zeros_like(probed)
