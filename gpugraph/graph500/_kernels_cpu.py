@@ -242,21 +242,25 @@ normal_pass_over_bitmap = normal_pass
 
 
 @njit(parallel=True, cache=True)
-def frontier_bits(depth, level, counts, bits, flags):
-    """If the level's plan has ``NN_BACKWARD`` (several processes): ``bits`` (a byte per eight
-    local normals) gets bit ``x & 7`` of byte ``x >> 3`` set where local normal ``x`` is at
-    depth ``level``, the process's share of the frontier bitmap that :func:`normal_pass` reads
-    once the processes' shares are gathered. ``flags``: unused here (the CUDA twin skips the
-    segments that hold none of the level's frontier)."""
+def frontier_bits(depth, level, counts, bitmaps, first_word, share_words, flags):
+    """If the level's plan has ``NN_BACKWARD`` (several processes): this process's share of the
+    frontier bitmap, ``share_words`` 64-bit words with bit ``x & 63`` of word ``x >> 6`` set
+    where local normal ``x`` is at depth ``level``, stored from word ``first_word`` of every
+    array in ``bitmaps``: with peer memory every process's gathered bitmap (this process's share
+    at its place among all, in process order), else this process's share alone, which the
+    processes then gather (:func:`normal_pass` reads the bitmap as bytes: bit ``x & 7`` of byte
+    ``x >> 3``). ``flags``: unused here (the CUDA twin skips the segments that hold none of the
+    level's frontier)."""
     if counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return
-    for byte in prange(bits.size):
-        value = 0
-        for bit in range(8):
-            x = byte * 8 + bit
+    for word in prange(share_words):
+        value = np.uint64(0)
+        for bit in range(64):
+            x = 64 * word + bit
             if x < depth.size and depth[x] == level:
-                value |= 1 << bit
-        bits[byte] = value
+                value |= np.uint64(1) << np.uint64(bit)
+        for target in range(len(bitmaps)):
+            bitmaps[target][first_word + word] = value
 
 
 @njit(parallel=True, cache=True)
@@ -410,18 +414,19 @@ def start(depth, parent, new, candidate, root_cells, nd_indptr, nn_indptr, count
 
 # --- peer memory (several processes of one host, gpugraph.distributed.peer) -----------------------
 # A level with peer memory: ``share_numbers`` (publish this process's numbers, meet, sum the
-# numbers of all and plan the level) -> this process's share of the frontier bitmap in its
-# block (nn backward: ``frontier_bits``) -> the delegate visits, marking delegates in this
-# process's marks of the level's parity (on GPUs every first probe and the forward visits; on
-# the CPU all of them) -> meeting -> ``merge_and_gather`` (every process's marks combined,
-# every bitmap share copied) -> on GPUs, only the long rows of delegates no process has found
+# numbers of all and plan the level) -> this process's share of the frontier bitmap stored into
+# every process's gathered bitmap (nn backward: ``frontier_bits``) -> the delegate visits,
+# marking delegates in this process's marks of the level's parity (on GPUs every first probe
+# and the forward visits; on the CPU all of them) -> meeting -> ``merge_marks`` (every
+# process's marks combined) -> on GPUs, only the long rows of delegates no process has found
 # -> the pass over the normals (nn backward over the gathered bitmap; nn forward writes pairs
 # to a local buffer) -> ``scatter_pairs`` (each pair into its owner's inbox) -> meeting ->
-# ``merge_and_gather`` of the marks -> ``apply_inbox`` -> ``close_delegates``.
-# Arrays written by peers are read only after a meeting, and reused only after the next one:
-# marks and published numbers alternate by the level's parity; a bitmap share is rewritten at
-# the next level, after the meeting its readers reach only once they have copied it; an inbox's
-# cursors are zeroed when publishing, before the meeting after which peers write into it again.
+# ``merge_marks`` with the candidates resolved -> ``apply_inbox`` -> ``close_delegates``.
+# Arrays written by peers are read only after a meeting, and rewritten only after the next one:
+# marks and published numbers alternate by the level's parity; the peers store their bitmap
+# shares into a process's gathered bitmap at the next level's start, after the meeting that
+# follows its pass over it; an inbox's cursors are zeroed when publishing, before the meeting
+# after which peers write into it again.
 # Each (owner, sender) pair has its own region of the owner's inbox, sized for every nn arc
 # from the sender into the owner's normals, so only the sender moves its cursor.
 
@@ -485,7 +490,7 @@ def _merged_word(marks, word, first, me, candidates, resolve, delegate_depth):
     7``, those that exist); if ``resolve``, each delegate of it that another process marked
     but ``me`` did not takes the candidate of the first process that marked it. Zero without a
     read where the word holds no unvisited delegate: only those can be marked (every visit
-    checks). A leaf function, so the CUDA twin of :func:`merge_and_gather` compiles its source."""
+    checks). A leaf function, so the CUDA twin of :func:`merge_marks` compiles its source."""
     open_word = False
     for x in range(8 * first, min(8 * first + 8, delegate_depth.size)):
         if delegate_depth[x] < 0:
@@ -509,20 +514,17 @@ def _merged_word(marks, word, first, me, candidates, resolve, delegate_depth):
 
 
 @njit(parallel=True, cache=True)
-def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather, candidates, resolve,
-                     delegate_depth):
+def merge_marks(combined, marks, parity, me, counts, candidates, resolve, delegate_depth):
     """``combined`` (the mask :func:`close_delegates` reads) = the delegates any process marked
     in its ``marks`` of ``parity``, and this process's marks of the other parity zeroed for the
     next level (every peer read them before the meeting that came before this kernel); if
     ``resolve`` (the level's last merge), each delegate another process marked and this one did
     not gets its candidate parent from the first such process (``candidates``: every process's,
     in its block), so every process ends the search with a valid parent for every delegate
-    found; if ``gather`` and the level's plan has ``NN_BACKWARD``, every process's share of the
-    frontier bitmap (:func:`frontier_bits`, in its block) copied into ``bitmap``, one after
-    another in process order, for :func:`normal_pass`. Marks and bitmaps come as 64-bit words,
-    eight bytes a load (a mark is a byte of 0 or 1); words of visited delegates only
-    (``delegate_depth``, :func:`_merged_word`) are zero without reading the peers'. Nothing once
-    the search is over (``counts[PLAN_DONE]``: a level launched past its end)."""
+    found. Marks come as 64-bit words, eight bytes a load (a mark is a byte of 0 or 1); words of
+    visited delegates only (``delegate_depth``, :func:`_merged_word`) are zero without reading
+    the peers'. Nothing once the search is over (``counts[PLAN_DONE]``: a level launched past
+    its end)."""
     if counts[PLAN_DONE]:
         return
     delegates = combined.size
@@ -530,11 +532,6 @@ def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather
     for x in prange(delegates):
         combined[x] = _merged_word(marks, parity * delegates + x, x, me, candidates, resolve, delegate_depth)
         own[(1 - parity) * delegates + x] = 0
-    if not gather or counts[PLAN_VISITS] & NN_BACKWARD == 0:
-        return
-    share = shares[0].size
-    for word in prange(len(shares) * share):
-        bitmap[word] = shares[word // share][word % share]
 
 
 @njit(cache=True)

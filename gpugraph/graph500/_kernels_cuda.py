@@ -60,6 +60,10 @@ cuda = load_numba_cuda()
 
 #: Threads of a block of :func:`pull_long_rows` (its launches' block size) and rows it lists at a time.
 PULL_THREADS = config.GRAPH500_PULL_THREADS
+#: Threads of a block of :func:`frontier_bits` (its launches' block size) and words it builds at a
+#: time, whose bytes it holds in shared memory.
+FRONTIER_THREADS = config.GRAPH500_FRONTIER_THREADS
+FRONTIER_TILE_BYTES = 8 * FRONTIER_THREADS
 
 #: Per-thread tallies of claims: claimed, their nd arcs, their nn arcs, those with nd arcs, those
 #: with nn arcs. 32-bit (a thread's claims times a normal's at most TH arcs; blocks sum them in
@@ -453,23 +457,39 @@ def apply_pairs(targets, sources, depth, parent, level, nd_indptr, nn_indptr, co
 
 
 @cuda.jit(cache=True)
-def frontier_bits(depth, level, counts, bits, flags):
-    """This process's share of the frontier bitmap (``_kernels_cpu.frontier_bits``), a
-    grid-stride loop over the bytes (a grid sized for the bytes cost tens of microseconds on the
-    levels that need no bitmap). The bytes of a segment whose frontier flag is not ``level``
-    are zero without reading its depths (a level's flags name every segment that holds part of
-    its frontier: ~30 us -> a few on the tail levels)."""
+def frontier_bits(depth, level, counts, bitmaps, first_word, share_words, flags):
+    """This process's share of the frontier bitmap stored from word ``first_word`` of every
+    array in ``bitmaps`` (``_kernels_cpu.frontier_bits``; with peer memory the shares travel as
+    8-byte stores over NVLink at the level's start, beside the first probes, instead of as loads
+    after its meeting). A block of :data:`FRONTIER_THREADS` threads builds as many words at a
+    time: each thread computes eight of their bytes (a warp's 32 threads read a run of depths)
+    into shared memory, then stores one word to every array. The bytes of a segment whose
+    frontier flag is not ``level`` are zero without reading its depths (a level's flags name
+    every segment that holds part of its frontier: ~30 us -> a few on the tail levels)."""
     if counts[PLAN_VISITS] & NN_BACKWARD == 0:
         return
+    tile = cuda.shared.array(FRONTIER_TILE_BYTES, np.uint8)
     frontier_flags = (level % 2) * ((flags.size - FLAG_PADDING) // 3)
-    for byte in range(thread_index(), bits.size, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
-        value = 0
-        if flags[frontier_flags + (byte >> (SEGMENT_BITS - 3))] == level:
-            for bit in range(8):
-                x = byte * 8 + bit
-                if x < depth.size and depth[x] == level:
-                    value |= 1 << bit
-        bits[byte] = value
+    thread = cuda.threadIdx.x
+    for first in range(np.int64(cuda.blockIdx.x) * FRONTIER_THREADS, share_words,
+                       np.int64(cuda.gridDim.x) * FRONTIER_THREADS):
+        for step in range(8):
+            byte = 8 * first + step * FRONTIER_THREADS + thread
+            value = 0
+            if byte < 8 * share_words and flags[frontier_flags + (byte >> (SEGMENT_BITS - 3))] == level:
+                for bit in range(8):
+                    x = byte * 8 + bit
+                    if x < depth.size and depth[x] == level:
+                        value |= 1 << bit
+            tile[step * FRONTIER_THREADS + thread] = value
+        cuda.syncthreads()
+        if first + thread < share_words:
+            word = np.uint64(0)
+            for byte in range(8):
+                word |= np.uint64(tile[8 * thread + byte]) << np.uint64(8 * byte)
+            for target in range(len(bitmaps)):
+                bitmaps[target][first_word + first + thread] = word
+        cuda.syncthreads()  # the tile is read before the next words rewrite it
 
 
 @cuda.jit(cache=True)
@@ -754,27 +774,19 @@ _merged_word = cuda.jit(device=True, inline=True)(_kernels_cpu._merged_word.py_f
 
 
 @cuda.jit(cache=True)
-def merge_and_gather(combined, marks, parity, me, shares, bitmap, counts, gather, candidates, resolve,
-                     delegate_depth):
+def merge_marks(combined, marks, parity, me, counts, candidates, resolve, delegate_depth):
     """Every process's marks combined (and, if ``resolve``, the candidates of the delegates only
-    others marked taken from the first of them), every bitmap share copied if ``gather`` and the
-    plan has ``NN_BACKWARD`` (``_kernels_cpu.merge_and_gather``): one grid-stride loop over the
-    words of both. Words of visited delegates only are not read from the peers (nothing marks
-    a visited delegate); nothing once the search is over."""
+    others marked taken from the first of them; ``_kernels_cpu.merge_marks``), a grid-stride
+    loop over the words. Words of visited delegates only are not read from the peers (nothing
+    marks a visited delegate); nothing once the search is over."""
     if counts[PLAN_DONE]:
         return
     delegates = combined.size
-    share = shares[0].size
-    gathered = len(shares) * share if gather and counts[PLAN_VISITS] & NN_BACKWARD else 0
     own = marks[me]
-    for item in range(thread_index(), delegates + gathered, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
-        if item < delegates:
-            combined[item] = _merged_word(marks, parity * delegates + item, item, me, candidates, resolve,
-                                          delegate_depth)
-            own[(1 - parity) * delegates + item] = 0
-        else:
-            word = item - delegates
-            bitmap[word] = shares[word // share][word % share]
+    for item in range(thread_index(), delegates, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
+        combined[item] = _merged_word(marks, parity * delegates + item, item, me, candidates, resolve,
+                                      delegate_depth)
+        own[(1 - parity) * delegates + item] = 0
 
 
 @cuda.jit(cache=True)

@@ -60,7 +60,7 @@ import numpy as np
 
 from gpugraph import config
 from gpugraph.backend import to_numpy
-from gpugraph.backend.kernels import BoundLaunch, dynamic_schedule, resident_blocks, run_cpu_kernel
+from gpugraph.backend.kernels import BoundLaunch, dynamic_schedule, kernel_tuple, resident_blocks, run_cpu_kernel
 from gpugraph.errors import DistributedError, InvalidParameterError, VertexIdError
 from gpugraph.graph500 import _kernels_cpu as kernel_cells
 from gpugraph.graph500.separation import edge_chunks
@@ -376,11 +376,14 @@ class Searcher:
                                              kernel_cells.UNVISITED_NN], dtype=np.int64)
                                  for slot in (0, kernel_cells.SLOT)]
             # nn backward with several processes: this process's share of the frontier bitmap
-            # (a bit per local normal; the first process has the most) and all shares gathered.
+            # (a bit per local normal; the first process has the most), in bytes padded to
+            # 64-bit words (frontier_bits stores words; the padding stays zero).
             self._bitmap_share = 0
             if (self.options.nn_backward or self._peer_wanted) and group.size > 1:
-                self._bitmap_share = -(-subgraphs.layout.local_count(0, subgraphs.num_vertices) // 8)
+                self._bitmap_share = -(-subgraphs.layout.local_count(0, subgraphs.num_vertices) // 64) * 8
             self.frontier_share = xp.zeros(self._bitmap_share, dtype=np.uint8)
+            # Where frontier_bits stores the share: the arrays, and the word of each it starts at.
+            self._frontier_targets = (kernel_tuple([self.frontier_share.view(np.uint64)], backend), np.int64(0))
             self.root_cells, self._host_root = self._root_memory()
             self._host_factors = np.asarray(
                 [factor for kind in DIRECTED_KINDS for factor in self.direction_factors[kind]], dtype=np.float64)
@@ -692,7 +695,6 @@ class Searcher:
             If the graph has vertex ids past 31 bits (a pair is one int64 in an inbox) or, on
             GPUs, more processes than ``_kernels_cuda.MAX_PEERS``.
         """
-        from gpugraph.backend.kernels import kernel_tuple
         from gpugraph.distributed.peer import PeerMemory
 
         graph, group, xp, backend = self.graph, self.group, self.xp, self.backend
@@ -711,33 +713,33 @@ class Searcher:
         # starts[owner, sender]: where the sender's region of the owner's inbox begins.
         starts = np.zeros((processes, processes), dtype=np.int64)
         starts[:, 1:] = np.cumsum(capacity.T, axis=1)[:, :-1]
-        # Marks and bitmap shares are read from the peers 8 bytes at a time (a byte a load over
-        # NVLink cost more than the level's visits), so their lengths are padded to words; the
-        # padding stays zero.
+        # Marks are read from the peers 8 bytes at a time (a byte a load over NVLink cost more
+        # than the level's visits), so their length is padded to words; the padding stays zero.
+        # Each process stores its bitmap share into every process's "bits" (the gathered
+        # bitmap), 8 bytes a store.
         delegates = int(self.new.size)
         padded = -(-delegates // 8) * 8
-        self._bitmap_share = -(-self._bitmap_share // 8) * 8
         self.peer = PeerMemory(group.comm, backend, {
             "arrivals": (3, np.int64), "cursors": (processes, np.int64),
             "published": (2 * kernel_cells.SHARED_CELLS, np.int64), "marks": (2 * padded, np.uint8),
-            "bits": (self._bitmap_share, np.uint8), "inbox": (int(capacity[:, group.rank].sum()), np.int64),
-            "candidates": (delegates, self.candidate.dtype)})
+            "bits": (processes * self._bitmap_share, np.uint8),
+            "inbox": (int(capacity[:, group.rank].sum()), np.int64), "candidates": (delegates, self.candidate.dtype)})
         with backend.activate():
             self._peer_starts = xp.asarray(starts.reshape(-1))
             arcs = max(1, int(graph.nn.indices.size))
             self._pair_buffers = (xp.empty(arcs, dtype=np.int64), xp.empty(arcs, dtype=np.int64))
-            self._bitmap = xp.empty(self._bitmap_share * processes, dtype=np.uint8)  # every share, gathered
             combined = xp.zeros(padded, dtype=np.uint8)
         self.new = combined[:delegates]  # every process's marks combined (close_delegates reads them)
         self.candidate = self.peer.own["candidates"]
         self.no_candidate = self.candidate[:0]
         self._found_anywhere = self.new
-        self.frontier_share = self.peer.own["bits"]
+        self._bitmap = self.peer.own["bits"]  # every share, stored by its process
+        self._frontier_targets = (kernel_tuple([array.view(np.uint64) for array in self.peer.peers["bits"]], backend),
+                                  np.int64(group.rank * self._bitmap_share // 8))
         self._peers = {name: kernel_tuple(self.peer.peers[name], backend)
                        for name in ("arrivals", "cursors", "published", "inbox", "candidates")}
-        self._peers.update({name: kernel_tuple([array.view(np.uint64) for array in self.peer.peers[name]], backend)
-                            for name in ("marks", "bits")})
-        self._words = {"combined": combined.view(np.uint64), "bitmap": self._bitmap.view(np.uint64)}
+        self._peers["marks"] = kernel_tuple([array.view(np.uint64) for array in self.peer.peers["marks"]], backend)
+        self._combined_words = combined.view(np.uint64)
         marks = self.peer.own["marks"]
         self._mark_views = (marks[:delegates], marks[padded:padded + delegates])
         self._rank = np.int64(group.rank)
@@ -817,7 +819,7 @@ class Searcher:
     def _exchange_through_peers(self, level: int, next_slot, parity):
         """The level's nn pairs into their owners' inboxes, a meeting, then every process's marks
         combined into ``new`` and this process's inbox claimed (``_kernels_cpu.scatter_pairs``,
-        ``merge_and_gather``, ``apply_inbox``); first the side stream's work joined, if any."""
+        ``merge_marks``, ``apply_inbox``); first the side stream's work joined, if any."""
         self._join_side_stream()
         graph, backend, peers = self.graph, self.backend, self._peers
         layout = graph.layout
@@ -827,22 +829,20 @@ class Searcher:
                   self.counts, peers["inbox"], peers["cursors"], self._peer_starts, self._rank,
                   np.int64(layout.hosts), np.int64(layout.gpus_per_host))
         self._meet()
-        self._merge_marks(parity, gather=False, resolve=True)
+        self._merge_marks(parity, resolve=True)
         own = self.peer.own
         self._run("apply_inbox", resident, backend.threads_per_block(), own["inbox"], own["cursors"],
                   self._peer_starts, self._rank, self.depth, self.parent, np.int32(level), graph.nd.indptr,
                   graph.nn.indptr, self.counts, next_slot, self.flags)
 
-    def _merge_marks(self, parity, gather: bool, resolve: bool = False):
+    def _merge_marks(self, parity, resolve: bool = False):
         """Every process's marks of ``parity`` combined into ``new``; if ``resolve``, the
-        candidates of the delegates only other processes marked taken from them; if ``gather``
-        and the level's plan has backward nn, every share of the frontier bitmap copied
-        (``_kernels_cpu.merge_and_gather``; after a meeting)."""
-        backend, words, peers = self.backend, self._words, self._peers
-        items = int(words["combined"].size) + (int(words["bitmap"].size) if gather else 0)
-        self._run("merge_and_gather", min(backend.blocks_for(items), self._stride_blocks()) if backend.is_cuda else 1,
-                  backend.threads_per_block(), words["combined"], peers["marks"], np.int64(parity), self._rank,
-                  peers["bits"], words["bitmap"], self.counts, gather, peers["candidates"], resolve, self.delegate_depth)
+        candidates of the delegates only other processes marked taken from them
+        (``_kernels_cpu.merge_marks``; after a meeting)."""
+        backend, combined = self.backend, self._combined_words
+        self._run("merge_marks", min(backend.blocks_for(int(combined.size)), self._stride_blocks())
+                  if backend.is_cuda else 1, backend.threads_per_block(), combined, self._peers["marks"],
+                  np.int64(parity), self._rank, self.counts, self._peers["candidates"], resolve, self.delegate_depth)
 
     def _meet(self, ended: bool = False):
         """Wait for every process to get here: a barrier kernel on GPUs, the host's elsewhere.
@@ -1034,7 +1034,7 @@ class Searcher:
             self._pull_delegates(*dn, long_rows=False)
             self._join_side_stream()  # this process's bitmap share is stored before it meets the others
             self._meet()
-            self._merge_marks(level % 2, gather=True)
+            self._merge_marks(level % 2)
             if self.backend.is_cuda:
                 with self._on_side_stream():  # beside the pass over the normals; joined before the exchange
                     self._pull_delegates(*dd, first_probes=False)
@@ -1075,13 +1075,15 @@ class Searcher:
         return pairs
 
     def _frontier_bits(self, level):
-        """This process's share of the frontier bitmap, if the level's plan has backward nn."""
-        backend = self.backend
+        """This process's share of the frontier bitmap, if the level's plan has backward nn: with
+        peer memory stored into every process's gathered bitmap, else into ``frontier_share``."""
+        backend, words = self.backend, np.int64(self._bitmap_share // 8)
+        arguments = (self.depth, level, self.counts, *self._frontier_targets, words, self.flags)
         if backend.is_cuda:
-            self._gpu("frontier_bits", min(backend.blocks_for(self._bitmap_share), self._stride_blocks()),
-                      backend.threads_per_block(), self.depth, level, self.counts, self.frontier_share, self.flags)
+            threads = config.GRAPH500_FRONTIER_THREADS
+            self._gpu("frontier_bits", min(-(-int(words) // threads), self._stride_blocks()), threads, *arguments)
         else:
-            self._cpu(self.kernels.frontier_bits, self.depth, level, self.counts, self.frontier_share, self.flags)
+            self._cpu(self.kernels.frontier_bits, *arguments)
 
     def _normal_stream(self, level: int, slot, next_slot, numbers: "_Level | None", stats: dict):
         """The normal visits and the start of their pairs' journey (:meth:`_send_pairs`)."""

@@ -442,11 +442,9 @@ def test_merge_takes_the_candidates_of_delegates_only_others_marked():
     delegate_depth[9] = -1  # word 1 holds one unvisited delegate, word 2 none
     combined = np.zeros(padded // 8, dtype=np.uint64)
     words = tuple(mark.view(np.uint64) for mark in marks)
-    no_bits = (np.zeros(0, dtype=np.uint64),) * processes
     counts = np.zeros(64, dtype=np.int64)
-    arguments = (combined, words, np.int64(parity), np.int64(me), no_bits, np.zeros(0, dtype=np.uint64), counts, False,
-                 tuple(candidates), True, delegate_depth)
-    kernels.merge_and_gather(*arguments)
+    arguments = (combined, words, np.int64(parity), np.int64(me), counts, tuple(candidates), True, delegate_depth)
+    kernels.merge_marks(*arguments)
     assert np.flatnonzero(combined.view(np.uint8)).tolist() == [3, 5, 9]
     assert candidates[me][[3, 5, 9]].tolist() == [3, 105, 209]
     assert (np.delete(candidates[me], [3, 5, 9]) == -1).all()
@@ -454,7 +452,7 @@ def test_merge_takes_the_candidates_of_delegates_only_others_marked():
     combined[:] = 7
     marks[me][:padded] = 1
     counts[kernels.PLAN_DONE] = 1
-    kernels.merge_and_gather(*arguments)
+    kernels.merge_marks(*arguments)
     assert (combined == 7).all() and marks[me][:padded].all()
 
 
@@ -643,30 +641,43 @@ def test_frontier_bits_kernel_reads_only_the_segments_flagged_for_the_level():
     """The CUDA ``frontier_bits`` sets a bit for each normal at depth ``level`` in a segment whose
     frontier flag is ``level`` (what claims write), as the CPU twin does over every normal, and
     writes zeros elsewhere without reading the depths: a normal at ``level`` in an unflagged
-    segment (never the case in a search) stays out, which shows the skip."""
+    segment (never the case in a search) stays out, which shows the skip. Both store the share
+    at its place in every process's gathered bitmap (three here, this process the second),
+    leaving the other shares alone; the blocks loop over more words than the grid holds."""
     from gpugraph.graph500 import _kernels_cpu as cells
     from gpugraph.graph500 import _kernels_cuda as kernels
 
     segment = 1 << cells.SEGMENT_BITS
-    segments, level = 5, np.int32(3)
+    segments, level = 130, np.int32(3)  # more words than a block's tile
     rng = np.random.default_rng(4)
     depth = rng.integers(-1, 5, size=segments * segment - 37).astype(np.int32)
     flags = np.full(3 * segments + cells.FLAG_PADDING, -1, dtype=np.int32)
     holds_frontier = [bool((depth[s * segment:(s + 1) * segment] == level).any()) for s in range(segments)]
     assert all(holds_frontier)
-    flagged = [0, 2, 4]  # the level's parity run; segments 1 and 3 left unflagged on purpose
+    flagged = [s for s in range(segments) if s % 4 != 1]  # the level's parity run; others unflagged on purpose
     flags[(level % 2) * segments + np.array(flagged)] = level
     flags[(1 - level % 2) * segments + 1] = level  # the other parity's run is not read
     counts = np.zeros(cells.counter_cells(2) + cells.SHARED_CELLS, dtype=np.int64)
     counts[cells.PLAN_VISITS] = cells.NN_BACKWARD
-    bits = np.full(segments * segment // 8, 0xAB, dtype=np.uint8)
-    kernels.frontier_bits[2, 32](depth, level, counts, bits, flags)
-    everything = np.zeros_like(bits)
-    cells.frontier_bits(depth, level, counts, everything, flags)
-    for s in range(segments):
-        run = slice(s * segment // 8, (s + 1) * segment // 8)
-        expected = everything[run] if s in flagged else 0
-        np.testing.assert_array_equal(bits[run], expected)
+    share = segments * segment // 8  # bytes, a multiple of 8
+    words, processes, me = share // 8, 3, 1
+    bitmaps = tuple(np.full(processes * words, 0xABAB, dtype=np.uint64) for _ in range(processes))
+    threads = kernels.FRONTIER_THREADS
+    assert words > threads  # the one block takes the words in two tiles
+    kernels.frontier_bits[1, threads](depth, level, counts, bitmaps, np.int64(me * words), np.int64(words), flags)
+    everything = (np.zeros(words, dtype=np.uint64),)
+    cells.frontier_bits(depth, level, counts, everything, np.int64(0), np.int64(words), flags)
+    expected_bytes = everything[0].view(np.uint8)
+    bit_of_normal = np.unpackbits(expected_bytes, bitorder="little")[:depth.size].astype(bool)
+    np.testing.assert_array_equal(bit_of_normal, depth == level)
+    for bitmap in bitmaps:
+        np.testing.assert_array_equal(bitmap[:words], 0xABAB)
+        np.testing.assert_array_equal(bitmap[2 * words:], 0xABAB)
+        got = bitmap[words:2 * words].view(np.uint8)
+        for s in range(segments):
+            run = slice(s * segment // 8, (s + 1) * segment // 8)
+            expected = expected_bytes[run] if s in flagged else 0
+            np.testing.assert_array_equal(got[run], expected)
 
 
 @pytest.mark.cudasim
@@ -678,7 +689,7 @@ def test_frontier_bits_kernel_reads_only_the_segments_flagged_for_the_level():
 def test_cuda_kernels_of_several_processes_under_the_simulator(options, threshold):
     """The nn pair kernels (push_pairs, apply_pairs) run only with several processes; with
     ``overlap`` the pairs travel while the delegate kernels run; with peer memory the pairs are
-    stored into the peers' inboxes (scatter_pairs, apply_inbox, merge_and_gather, share_numbers
+    stored into the peers' inboxes (scatter_pairs, apply_inbox, merge_marks, share_numbers
     without its meeting) and levels go in batches; threshold 2 sends long delegate rows through
     pull_long_rows."""
     record = harness.run(6, processes=2, device="cuda", roots=2, options=options, edge_factor=8, threshold=threshold)
@@ -757,7 +768,8 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                                    searcher.degree["dn"], *searcher.queues["dd"], *searcher.queues["dn"], counts, slot,
                                    np.int64(0))),
         (kernels.decide, (counts, slot, searcher.factors, True, True, np.int64(0), np.int64(-1), False)),
-        (kernels.frontier_bits, (searcher.depth, level, counts, np.zeros(8, dtype=np.uint8), flags)),
+        (kernels.frontier_bits, (searcher.depth, level, counts, (np.zeros(8, dtype=np.uint64),) * 3, np.int64(0),
+                                 np.int64(8), flags)),
         (kernels.start, (searcher.depth, searcher.parent, searcher.new, searcher.candidate, searcher.root_cells,
                          nd.indptr, nn.indptr, counts, np.int64(5), np.int64(5), flags)),
     ]
@@ -774,10 +786,9 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
                                  np.int64(1), cursors[1], (cells, cells.copy(), cells.copy()), me, np.int64(100),
                                  np.int64(7))),
         (kernels.scatter_pairs, (*pairs, counts, inboxes, cursors, starts, me, np.int64(3), np.int64(1))),
-        (kernels.merge_and_gather, (np.zeros(4, dtype=np.uint64), words, np.int64(0), me, words,
-                                    np.zeros(24, dtype=np.uint64), counts, True,
-                                    tuple(np.zeros(32, dtype=np.int32) for _ in range(peers)), True,
-                                    searcher.delegate_depth)),
+        (kernels.merge_marks, (np.zeros(4, dtype=np.uint64), words, np.int64(0), me, counts,
+                               tuple(np.zeros(32, dtype=np.int32) for _ in range(peers)), True,
+                               searcher.delegate_depth)),
         (kernels.apply_inbox, (inboxes[1], cursors[1], starts, me, searcher.depth, searcher.parent, *tail, flags)),
     ]
     for kernel, arguments in launches:
