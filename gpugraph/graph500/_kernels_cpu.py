@@ -442,28 +442,40 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
                   me, spins, stages):
     """A level's start with peer memory, the ``stages`` asked. ``PUBLISH``: this process's part
     of the level's numbers (its normal frontier, the frontier's nn arcs, its unvisited normals
-    with nn arcs) into its cells of ``parity`` in ``published[me]``, and its inbox's ``cursors``
-    zeroed (the inbox was applied at the level before). ``DECIDE``: the numbers of every
-    process's ``published`` cells of ``parity`` summed into ``counts[shared:]``, then
-    :func:`decide` with ``peer`` (the same plan on every process). ``arrivals`` and ``spins``
-    serve the CUDA twin's ``MEET``. Nothing once the search is over (``counts[PLAN_DONE]``, set
-    alike on every process): the levels launched past the end neither publish nor meet (a
-    peer's numbers may then be stale; the plan stays done)."""
+    with nn arcs) stored into its cells of ``parity`` in every process's ``published`` (cells
+    ``(parity * p + me) * SHARED_CELLS`` on), and its inbox's ``cursors`` zeroed (the inbox was
+    applied at the level before). ``DECIDE``: the numbers of every process in this process's
+    own ``published`` cells of ``parity`` summed into ``counts[shared:]`` (local reads: the
+    peers stored them before the meeting), then :func:`decide` with ``peer`` (the same plan on
+    every process). ``arrivals`` and ``spins`` serve the CUDA twin's ``MEET``. Nothing once the
+    search is over (``counts[PLAN_DONE]``, set alike on every process): the levels launched
+    past the end neither publish nor meet (a peer's numbers may then be stale; the plan stays
+    done)."""
     if counts[PLAN_DONE]:
         return
+    processes = len(published)
     if stages & PUBLISH:
-        own = published[me]
-        own[parity * SHARED_CELLS] = counts[slot + Q_NORMAL]
-        own[parity * SHARED_CELLS + 1] = counts[slot + FV_NN]
-        own[parity * SHARED_CELLS + 2] = counts[UNVISITED_NN]
+        mine = (parity * processes + me) * SHARED_CELLS
+        for process in range(processes):
+            _publish(counts, slot, published[process], mine)
         cursors[:] = 0
     if stages & DECIDE:
+        own = published[me]
         for cell in range(SHARED_CELLS):
             total = 0
-            for process in range(len(published)):
-                total += published[process][parity * SHARED_CELLS + cell]
+            for process in range(processes):
+                total += own[(parity * processes + process) * SHARED_CELLS + cell]
             counts[shared + cell] = total
         decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
+
+
+@njit(cache=True)
+def _publish(counts, slot, cells, first):
+    """This process's numbers of the level into ``cells[first:first + SHARED_CELLS]`` (a leaf
+    function, so the CUDA twin of :func:`share_numbers` compiles its source)."""
+    cells[first] = counts[slot + Q_NORMAL]
+    cells[first + 1] = counts[slot + FV_NN]
+    cells[first + 2] = counts[UNVISITED_NN]
 
 
 @njit(cache=True)

@@ -618,6 +618,8 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, 
 
 
 _decide = cuda.jit(device=True)(_kernels_cpu.decide.py_func)
+#: ``_kernels_cpu._publish``: this process's numbers of a level into a process's cells, compiled from its source.
+_publish = cuda.jit(device=True, inline=True)(_kernels_cpu._publish.py_func)
 
 
 @cuda.jit(cache=True)
@@ -708,24 +710,28 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
                   me, spins, stages):
     """The ``stages`` (bits) of a level's start with peer memory (``_kernels_cpu.share_numbers``),
     with ``MEET`` (:func:`_meet`) between publishing and deciding: on a GPU all three in one
-    launch, one block of at least ``len(arrivals)`` threads, thread 0 publishing and deciding."""
+    launch, one block of at least ``len(arrivals)`` threads (one thread, publishing to all, where
+    the host meets the peers). Thread q stores this process's numbers into process q's
+    ``published`` (posted stores over NVLink, ordered before its arrival at q by the meeting's
+    fence), so thread 0 decides on local reads only."""
     if counts[PLAN_DONE]:
         return
-    first = cuda.threadIdx.x == 0 and cuda.blockIdx.x == 0
-    if first and stages & PUBLISH:
-        own = published[me]
-        own[parity * SHARED_CELLS] = counts[slot + Q_NORMAL]
-        own[parity * SHARED_CELLS + 1] = counts[slot + FV_NN]
-        own[parity * SHARED_CELLS + 2] = counts[UNVISITED_NN]
-        for sender in range(cursors.size):
-            cursors[sender] = 0
+    processes = len(published)
+    thread = cuda.threadIdx.x
+    if stages & PUBLISH:
+        for process in range(thread, processes, cuda.blockDim.x):
+            _publish(counts, slot, published[process], (parity * processes + me) * SHARED_CELLS)
+        if thread == 0:
+            for sender in range(cursors.size):
+                cursors[sender] = 0
     if stages & MEET:
         _meet(arrivals, me, spins)
-    if first and stages & DECIDE:
+    if thread == 0 and stages & DECIDE:
+        own = published[me]
         for cell in range(SHARED_CELLS):
             total = np.int64(0)
-            for process in range(len(published)):
-                total += published[process][parity * SHARED_CELLS + cell]
+            for process in range(processes):
+                total += own[(parity * processes + process) * SHARED_CELLS + cell]
             counts[shared + cell] = total
         _decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
 
@@ -794,17 +800,20 @@ def apply_inbox(inbox, cursors, starts, me, depth, parent, level, nd_indptr, nn_
     """The pairs every process put into this process's inbox (region of sender q from
     ``starts[me * p + q]``, ``cursors[q]`` pairs) claimed; a grid-stride loop over the pairs of
     every sender's region (the CPU twin unpacks them for ``_kernels_cpu.apply_pairs``); nothing
-    once the search is over."""
+    once the search is over, nor when no process sent pairs (most levels: the grid's tallies
+    cost a few microseconds)."""
     if counts[PLAN_DONE]:
+        return
+    processes = cursors.size
+    total = np.int64(0)
+    for sender in range(processes):
+        total += cursors[sender]
+    if total == 0:
         return
     block = cuda.shared.array(TALLIES, np.int64)
     tally = cuda.local.array(TALLIES, np.int32)
     for cell in range(TALLIES):
         tally[cell] = 0
-    processes = cursors.size
-    total = np.int64(0)
-    for sender in range(processes):
-        total += cursors[sender]
     for item in range(thread_index(), total, np.int64(cuda.gridDim.x) * cuda.blockDim.x):
         sender, rest = 0, item
         while rest >= cursors[sender]:

@@ -684,10 +684,10 @@ class Searcher:
     def _share_peer_memory(self):
         """Set up ``Options.peer_memory`` (collective): this process's inbox, sized for the nn arcs
         of every process into its normals (one all-reduce of the counts per sender and owner),
-        its marks of both parities, its share of the frontier bitmap, its delegates' candidates,
-        the published numbers, the barrier's and the inbox's cursor cells, all in a
-        :class:`~gpugraph.distributed.peer.PeerMemory`; a local buffer for the nn pairs of a
-        level (at most this process's nn arcs) and one for every share of the bitmap, gathered.
+        its marks of both parities, the frontier bitmap (every process stores its share there),
+        its delegates' candidates, every process's published numbers, the barrier's and the
+        inbox's cursor cells, all in a :class:`~gpugraph.distributed.peer.PeerMemory`; a local
+        buffer for the nn pairs of a level (at most this process's nn arcs).
 
         Raises
         ------
@@ -721,7 +721,7 @@ class Searcher:
         padded = -(-delegates // 8) * 8
         self.peer = PeerMemory(group.comm, backend, {
             "arrivals": (3, np.int64), "cursors": (processes, np.int64),
-            "published": (2 * kernel_cells.SHARED_CELLS, np.int64), "marks": (2 * padded, np.uint8),
+            "published": (2 * processes * kernel_cells.SHARED_CELLS, np.int64), "marks": (2 * padded, np.uint8),
             "bits": (processes * self._bitmap_share, np.uint8),
             "inbox": (int(capacity[:, group.rank].sum()), np.int64), "candidates": (delegates, self.candidate.dtype)})
         with backend.activate():

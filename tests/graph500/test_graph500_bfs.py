@@ -777,7 +777,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
     peers, cells = 3, np.zeros(3, dtype=np.int64)
     inboxes = tuple(np.zeros(6, dtype=np.int64) for _ in range(peers))
     cursors = tuple(np.zeros(peers, dtype=np.int64) for _ in range(peers))
-    published = tuple(np.zeros(6, dtype=np.int64) for _ in range(peers))
+    published = tuple(np.zeros(2 * peers * 3, dtype=np.int64) for _ in range(peers))
     starts, me = np.zeros(peers * peers, dtype=np.int64), np.int64(1)
     words = tuple(np.zeros(8, dtype=np.uint64) for _ in range(peers))  # masks and bitmaps, 8 bytes a load
     launches += [
