@@ -786,8 +786,9 @@ class Searcher:
         the main launches wait for it at the next :meth:`_join_side_stream` (real GPUs with peer
         memory; elsewhere in order). Used for a level's frontier bits beside its first delegate
         probes (the bits read normals at depth ``level``, the probes claim normals for the next
-        level), and for the long delegate rows beside the pass over the normals (they share
-        only idempotent marks and candidates, any of which is valid)."""
+        level), for the long delegate rows beside the pass over the normals (they share only
+        idempotent marks and candidates, any of which is valid), and for the claims of the
+        inbox beside the level's last merge (normals against delegates)."""
         if not self._on_gpu or self.peer is None:
             yield
             return
@@ -818,8 +819,9 @@ class Searcher:
 
     def _exchange_through_peers(self, level: int, next_slot, parity):
         """The level's nn pairs into their owners' inboxes, a meeting, then every process's marks
-        combined into ``new`` and this process's inbox claimed (``_kernels_cpu.scatter_pairs``,
-        ``merge_marks``, ``apply_inbox``); first the side stream's work joined, if any."""
+        combined into ``new`` and, beside that on the side stream, this process's inbox claimed
+        (``_kernels_cpu.scatter_pairs``, ``merge_marks``, ``apply_inbox``); first the side
+        stream's work so far joined, if any."""
         self._join_side_stream()
         graph, backend, peers = self.graph, self.backend, self._peers
         layout = graph.layout
@@ -829,11 +831,13 @@ class Searcher:
                   self.counts, peers["inbox"], peers["cursors"], self._peer_starts, self._rank,
                   np.int64(layout.hosts), np.int64(layout.gpus_per_host))
         self._meet()
-        self._merge_marks(parity, resolve=True)
         own = self.peer.own
-        self._run("apply_inbox", resident, backend.threads_per_block(), own["inbox"], own["cursors"],
-                  self._peer_starts, self._rank, self.depth, self.parent, np.int32(level), graph.nd.indptr,
-                  graph.nn.indptr, self.counts, next_slot, self.flags)
+        with self._on_side_stream():  # beside the merge: the claims touch normals, the merge delegates
+            self._run("apply_inbox", resident, backend.threads_per_block(), own["inbox"], own["cursors"],
+                      self._peer_starts, self._rank, self.depth, self.parent, np.int32(level), graph.nd.indptr,
+                      graph.nn.indptr, self.counts, next_slot, self.flags)
+        self._merge_marks(parity, resolve=True)
+        self._join_side_stream()
 
     def _merge_marks(self, parity, resolve: bool = False):
         """Every process's marks of ``parity`` combined into ``new``; if ``resolve``, the
