@@ -421,14 +421,14 @@ GRAPH500_CLOSE_BLOCKS_PER_SM = 8
 #: at a time and stopping at the first hit; also the queued rows a block checks at once, a thread
 #: each, before it scans those whose delegate is still unmarked...
 GRAPH500_PULL_THREADS = 64
+#: ... and blocks per multiprocessor, each looping over the queued long rows (most levels queue
+#: none: 4 against 16 takes such a launch from 2 to 1 us, H100, CUPTI).
+GRAPH500_PULL_BLOCKS_PER_SM = 4
 #: Threads of a block of the kernel that builds the frontier bitmap with several processes (CUDA),
 #: and 64-bit words it builds at a time, a thread each: the block first computes their bytes (a
 #: warp reads a run of depths), then stores each word to every process's gathered bitmap, 8
 #: bytes a store over NVLink.
 GRAPH500_FRONTIER_THREADS = 256
-#: ... and blocks per multiprocessor, each looping over the queued long rows (most levels queue
-#: none: 4 against 16 takes such a launch from 2 to 1 us, H100, CUPTI).
-GRAPH500_PULL_BLOCKS_PER_SM = 4
 #: Blocks per multiprocessor of the edge-balanced forward visits of delegate rows (CUDA; their
 #: threads step through the frontier's dd and dn arcs together). Every level launches the kernel,
 #: most of them with nothing to do: 8 keeps an empty launch at 2 us (32: 6 us), while a large dn
