@@ -381,7 +381,9 @@ class Searcher:
             self._bitmap_share = 0
             if (self.options.nn_backward or self._peer_wanted) and group.size > 1:
                 self._bitmap_share = -(-subgraphs.layout.local_count(0, subgraphs.num_vertices) // 64) * 8
-            self.frontier_share = xp.zeros(self._bitmap_share, dtype=np.uint8)
+            # Without peer memory the processes gather this buffer; with it each process stores
+            # its share straight into every process's gathered bitmap (_share_peer_memory).
+            self.frontier_share = xp.zeros(0 if self._peer_wanted else self._bitmap_share, dtype=np.uint8)
             # Where frontier_bits stores the share: the arrays, and the word of each it starts at.
             self._frontier_targets = (kernel_tuple([self.frontier_share.view(np.uint64)], backend), np.int64(0))
             self.root_cells, self._host_root = self._root_memory()
