@@ -423,6 +423,35 @@ def test_peer_memory_processes_give_validated_trees(processes, gpus_per_host, op
         assert all(level["nn"] == "forward" for level in directions)
 
 
+def test_share_numbers_stores_each_process_numbers_in_every_block():
+    """``share_numbers``: each process stores its three numbers of the level into its cells of
+    the level's parity in every process's ``published``, and a process decides on the sums of
+    its own block alone, the same sums on every process; the other parity's cells (the level
+    before, which a slow peer may still read) are left alone."""
+    from gpugraph.graph500 import _kernels_cpu as kernels
+    from gpugraph.graph500.bfs import default_factors
+
+    processes, parity, cells = 3, np.int64(1), kernels.SHARED_CELLS
+    published = tuple(np.full(2 * processes * cells, -5, dtype=np.int64) for _ in range(processes))
+    shared = np.int64(kernels.counter_cells(2))
+    slot = np.int64(parity * kernels.SLOT)
+    factors = np.asarray([factor for pair in default_factors(processes).values() for factor in pair])
+    counts, cursors = [], np.ones(processes, dtype=np.int64)
+    for me in range(processes):
+        mine = np.zeros(shared + cells, dtype=np.int64)
+        mine[slot + kernels.Q_NORMAL], mine[slot + kernels.FV_NN], mine[kernels.UNVISITED_NN] = (
+            10 + me, 100 * (me + 1), 1000 * (me + 1))
+        kernels.share_numbers(mine, slot, factors, True, np.int64(0), shared, published, parity, cursors,
+                              None, np.int64(me), np.int64(0), np.int64(kernels.PUBLISH))
+        counts.append(mine)
+    assert not cursors.any()  # the inbox's cursors are zeroed when publishing
+    for me in range(processes):
+        kernels.share_numbers(counts[me], slot, factors, True, np.int64(0), shared, published, parity, cursors,
+                              None, np.int64(me), np.int64(0), np.int64(kernels.DECIDE))
+        assert counts[me][shared:shared + cells].tolist() == [33, 600, 6000]
+        assert (published[me][:processes * cells] == -5).all()
+
+
 def test_merge_takes_the_candidates_of_delegates_only_others_marked():
     """The level's last merge: a delegate this process did not mark takes the candidate of the
     first process that did; its own candidates stay; the other parity's marks are zeroed. A word
