@@ -460,12 +460,7 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
             _publish(counts, slot, published[process], mine)
         cursors[:] = 0
     if stages & DECIDE:
-        own = published[me]
-        for cell in range(SHARED_CELLS):
-            total = 0
-            for process in range(processes):
-                total += own[(parity * processes + process) * SHARED_CELLS + cell]
-            counts[shared + cell] = total
+        _sum_published(counts, shared, published[me], parity * processes * SHARED_CELLS, processes)
         decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
 
 
@@ -476,6 +471,18 @@ def _publish(counts, slot, cells, first):
     cells[first] = counts[slot + Q_NORMAL]
     cells[first + 1] = counts[slot + FV_NN]
     cells[first + 2] = counts[UNVISITED_NN]
+
+
+@njit(cache=True)
+def _sum_published(counts, shared, cells, first, processes):
+    """``counts[shared:shared + SHARED_CELLS]`` = the numbers of every process in ``cells`` from
+    ``first`` on, summed cell by cell (a leaf function, so the CUDA twin of
+    :func:`share_numbers` compiles its source)."""
+    for cell in range(SHARED_CELLS):
+        total = np.int64(0)
+        for process in range(processes):
+            total += cells[first + process * SHARED_CELLS + cell]
+        counts[shared + cell] = total
 
 
 @njit(cache=True)

@@ -620,6 +620,8 @@ def close_delegates(new, delegate_depth, level, dd_degree, dn_degree, dd_queue, 
 _decide = cuda.jit(device=True)(_kernels_cpu.decide.py_func)
 #: ``_kernels_cpu._publish``: this process's numbers of a level into a process's cells, compiled from its source.
 _publish = cuda.jit(device=True, inline=True)(_kernels_cpu._publish.py_func)
+#: ``_kernels_cpu._sum_published``: every process's numbers of a level summed, compiled from its source.
+_sum_published = cuda.jit(device=True, inline=True)(_kernels_cpu._sum_published.py_func)
 
 
 @cuda.jit(cache=True)
@@ -727,12 +729,7 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
     if stages & MEET:
         _meet(arrivals, me, spins)
     if thread == 0 and stages & DECIDE:
-        own = published[me]
-        for cell in range(SHARED_CELLS):
-            total = np.int64(0)
-            for process in range(processes):
-                total += own[(parity * processes + process) * SHARED_CELLS + cell]
-            counts[shared + cell] = total
+        _sum_published(counts, shared, published[me], parity * processes * SHARED_CELLS, processes)
         _decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
 
 
