@@ -51,6 +51,14 @@ PLAN_DONE, PLAN_VISITS, PLAN_BACKWARD = 2 * SLOT + 5, 2 * SLOT + 6, 2 * SLOT + 7
 PULL_DD, PUSH_DD, PULL_DN, PUSH_DN = 1, 2, 4, 8
 ND_FORWARD, NN_FORWARD, DN_BACKWARD, NN_BACKWARD = 16, 32, 64, 128
 PASS_VISITS = ND_FORWARD | NN_FORWARD | DN_BACKWARD | NN_BACKWARD
+#: The backward visits into delegates, whose long rows (GPU) skip what other processes found.
+DELEGATE_PULLS = PULL_DD | PULL_DN
+#: With peer memory, a bit of the plan beside the visits: the level's middle meeting is needed
+#: (every process's frontier bitmap share stored before nn goes backward over the gathered
+#: bitmap, or some process's delegate pulls, whose long rows skip what the first probes of all
+#: found). Set alike on every process by :func:`share_numbers`; without it the middle meeting
+#: and the merge after it are skipped (:func:`merge_marks`).
+MEET_MIDDLE = 256
 #: ``counts[PLAN_BACKWARD]`` has bit ``1 << k`` set while the k-th kind of dd, dn, nd, nn goes
 #: backward.
 #: nn pairs this process stored into other processes' inboxes during the search (peer memory).
@@ -62,6 +70,9 @@ HISTORY, HISTORY_CELLS = 2 * SLOT + 9, 3
 #: level's normal frontier, its nn arcs and the unvisited normals with nn arcs, summed over the
 #: processes by the host's all-reduce before the level.
 SHARED_CELLS = 3
+#: With peer memory, the cells a process publishes per level (:func:`share_numbers`): its part
+#: of the SHARED_CELLS, then whether its own plan of the delegate visits pulls (1 or 0).
+PUBLISHED_CELLS = SHARED_CELLS + 1
 
 
 #: Local normals come in segments of ``1 << SEGMENT_BITS`` (the CUDA pass over the normals runs
@@ -442,47 +453,63 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
                   me, spins, stages):
     """A level's start with peer memory, the ``stages`` asked. ``PUBLISH``: this process's part
     of the level's numbers (its normal frontier, the frontier's nn arcs, its unvisited normals
-    with nn arcs) stored into its cells of ``parity`` in every process's ``published`` (cells
-    ``(parity * p + me) * SHARED_CELLS`` on), and its inbox's ``cursors`` zeroed (the inbox was
+    with nn arcs) and whether its own plan of the delegate visits pulls (:data:`DELEGATE_PULLS`:
+    those directions hang on this process's numbers alone, so it plans them now with
+    :func:`decide` and keeps its kinds' directions as they were) stored into its
+    :data:`PUBLISHED_CELLS` cells of ``parity`` in every process's ``published`` (from
+    ``(parity * p + me) * PUBLISHED_CELLS``), and its inbox's ``cursors`` zeroed (the inbox was
     applied at the level before). ``DECIDE``: the numbers of every process in this process's
     own ``published`` cells of ``parity`` summed into ``counts[shared:]`` (local reads: the
     peers stored them before the meeting), then :func:`decide` with ``peer`` (the same plan on
-    every process). ``arrivals`` and ``spins`` serve the CUDA twin's ``MEET``. Nothing once the
-    search is over (``counts[PLAN_DONE]``, set alike on every process): the levels launched
-    past the end neither publish nor meet (a peer's numbers may then be stale; the plan stays
-    done)."""
+    every process), with :data:`MEET_MIDDLE` where nn goes backward or any process pulls.
+    ``arrivals`` and ``spins`` serve the CUDA twin's ``MEET``. Nothing once the search is over
+    (``counts[PLAN_DONE]``, set alike on every process): the levels launched past the end
+    neither publish nor meet (a peer's numbers may then be stale; the plan stays done)."""
     if counts[PLAN_DONE]:
         return
     processes = len(published)
     if stages & PUBLISH:
-        mine = (parity * processes + me) * SHARED_CELLS
+        backward = counts[PLAN_BACKWARD]
+        decide(counts, slot, factors, direction_optimizing, False, row, np.int64(-1), False)
+        pulls = np.int64(counts[PLAN_VISITS] & DELEGATE_PULLS != 0)
+        counts[PLAN_BACKWARD] = backward  # DECIDE plans the level again from the same directions
+        mine = (parity * processes + me) * PUBLISHED_CELLS
         for process in range(processes):
-            _publish(counts, slot, published[process], mine)
+            _publish(counts, slot, published[process], mine, pulls)
         cursors[:] = 0
     if stages & DECIDE:
-        _sum_published(counts, shared, published[me], parity * processes * SHARED_CELLS, processes)
+        pulling = _sum_published(counts, shared, published[me], parity * processes * PUBLISHED_CELLS, processes)
         decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
+        if pulling or counts[PLAN_VISITS] & NN_BACKWARD:
+            counts[PLAN_VISITS] |= MEET_MIDDLE
 
 
 @njit(cache=True)
-def _publish(counts, slot, cells, first):
-    """This process's numbers of the level into ``cells[first:first + SHARED_CELLS]`` (a leaf
-    function, so the CUDA twin of :func:`share_numbers` compiles its source)."""
+def _publish(counts, slot, cells, first, pulls):
+    """This process's numbers of the level and ``pulls`` into ``cells[first:first +
+    PUBLISHED_CELLS]`` (a leaf function, so the CUDA twin of :func:`share_numbers` compiles its
+    source)."""
     cells[first] = counts[slot + Q_NORMAL]
     cells[first + 1] = counts[slot + FV_NN]
     cells[first + 2] = counts[UNVISITED_NN]
+    cells[first + SHARED_CELLS] = pulls
 
 
 @njit(cache=True)
 def _sum_published(counts, shared, cells, first, processes):
     """``counts[shared:shared + SHARED_CELLS]`` = the numbers of every process in ``cells`` from
-    ``first`` on, summed cell by cell (a leaf function, so the CUDA twin of
-    :func:`share_numbers` compiles its source)."""
+    ``first`` on (:data:`PUBLISHED_CELLS` a process), summed cell by cell; returns how many
+    processes' plans pull delegates (a leaf function, so the CUDA twin of :func:`share_numbers`
+    compiles its source)."""
     for cell in range(SHARED_CELLS):
         total = np.int64(0)
         for process in range(processes):
-            total += cells[first + process * SHARED_CELLS + cell]
+            total += cells[first + process * PUBLISHED_CELLS + cell]
         counts[shared + cell] = total
+    pulling = np.int64(0)
+    for process in range(processes):
+        pulling += cells[first + process * PUBLISHED_CELLS + SHARED_CELLS]
+    return pulling
 
 
 @njit(cache=True)
@@ -543,8 +570,9 @@ def merge_marks(combined, marks, parity, me, counts, candidates, resolve, delega
     found. Marks come as 64-bit words, eight bytes a load (a mark is a byte of 0 or 1); words of
     visited delegates only (``delegate_depth``, :func:`_merged_word`) are zero without reading
     the peers'. Nothing once the search is over (``counts[PLAN_DONE]``: a level launched past
-    its end)."""
-    if counts[PLAN_DONE]:
+    its end), nor for the middle merge of a level without :data:`MEET_MIDDLE` (its meeting was
+    skipped; ``combined`` stays as the last close left it, all zeros)."""
+    if counts[PLAN_DONE] or not (resolve or counts[PLAN_VISITS] & MEET_MIDDLE):
         return
     delegates = combined.size
     own = marks[me]

@@ -29,6 +29,7 @@ from gpugraph.graph500._kernels_cpu import (
     ARC_MASK,
     DD_QUEUE,
     DECIDE,
+    DELEGATE_PULLS,
     DN_BACKWARD,
     DN_QUEUE,
     FLAG_PADDING,
@@ -36,19 +37,21 @@ from gpugraph.graph500._kernels_cpu import (
     FV_NN,
     LONG_DN,
     MEET,
+    MEET_MIDDLE,
     ND_FORWARD,
     NN_BACKWARD,
     NN_FORWARD,
     PAIRS,
     PAIRS_SENT,
+    PLAN_BACKWARD,
     PLAN_DONE,
     PLAN_VISITS,
     PUBLISH,
+    PUBLISHED_CELLS,
     PUSH_DD,
     PUSH_DN,
     Q_NORMAL,
     SEGMENT_BITS,
-    SHARED_CELLS,
     SLOT,
     UNVISITED_DD,
     UNVISITED_DN,
@@ -698,12 +701,13 @@ def _meet(arrivals, me, spins):
 
 
 @cuda.jit(cache=True)
-def barrier(arrivals, me, spins, counts, ended):
+def barrier(arrivals, me, spins, counts, ended, needed):
     """:func:`_meet` as a kernel (one block of at least ``len(arrivals)`` threads) if whether the
     search is over (``counts[PLAN_DONE]``, the same on every process) is ``ended``: levels
     launched past the end skip their meetings, and a batch's last launch meets once the search
-    has ended."""
-    if (counts[PLAN_DONE] != 0) == (ended != 0):
+    has ended; and if ``needed`` is 0 or a bit of it is in the level's plan (a middle meeting
+    only with ``MEET_MIDDLE``, which every process plans alike)."""
+    if (counts[PLAN_DONE] != 0) == (ended != 0) and (needed == 0 or counts[PLAN_VISITS] & needed != 0):
         _meet(arrivals, me, spins)
 
 
@@ -720,17 +724,25 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
         return
     processes = len(published)
     thread = cuda.threadIdx.x
+    pulls = cuda.shared.array(1, np.int64)
     if stages & PUBLISH:
-        for process in range(thread, processes, cuda.blockDim.x):
-            _publish(counts, slot, published[process], (parity * processes + me) * SHARED_CELLS)
-        if thread == 0:
+        if thread == 0:  # this process's own plan of its delegate visits, its directions kept
+            backward = counts[PLAN_BACKWARD]
+            _decide(counts, slot, factors, direction_optimizing, False, row, -1, False)
+            pulls[0] = 1 if counts[PLAN_VISITS] & DELEGATE_PULLS != 0 else 0
+            counts[PLAN_BACKWARD] = backward
             for sender in range(cursors.size):
                 cursors[sender] = 0
+        cuda.syncthreads()
+        for process in range(thread, processes, cuda.blockDim.x):
+            _publish(counts, slot, published[process], (parity * processes + me) * PUBLISHED_CELLS, pulls[0])
     if stages & MEET:
         _meet(arrivals, me, spins)
     if thread == 0 and stages & DECIDE:
-        _sum_published(counts, shared, published[me], parity * processes * SHARED_CELLS, processes)
+        pulling = _sum_published(counts, shared, published[me], parity * processes * PUBLISHED_CELLS, processes)
         _decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
+        if pulling or counts[PLAN_VISITS] & NN_BACKWARD:
+            counts[PLAN_VISITS] |= MEET_MIDDLE
 
 
 @cuda.jit(cache=True)
@@ -781,8 +793,9 @@ def merge_marks(combined, marks, parity, me, counts, candidates, resolve, delega
     """Every process's marks combined (and, if ``resolve``, the candidates of the delegates only
     others marked taken from the first of them; ``_kernels_cpu.merge_marks``), a grid-stride
     loop over the words. Words of visited delegates only are not read from the peers (nothing
-    marks a visited delegate); nothing once the search is over."""
-    if counts[PLAN_DONE]:
+    marks a visited delegate); nothing once the search is over, nor for a middle merge whose
+    meeting was skipped (no ``MEET_MIDDLE``)."""
+    if counts[PLAN_DONE] or not (resolve or counts[PLAN_VISITS] & MEET_MIDDLE):
         return
     delegates = combined.size
     own = marks[me]

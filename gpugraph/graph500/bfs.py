@@ -723,7 +723,7 @@ class Searcher:
         padded = -(-delegates // 8) * 8
         self.peer = PeerMemory(group.comm, backend, {
             "arrivals": (3, np.int64), "cursors": (processes, np.int64),
-            "published": (2 * processes * kernel_cells.SHARED_CELLS, np.int64), "marks": (2 * padded, np.uint8),
+            "published": (2 * processes * kernel_cells.PUBLISHED_CELLS, np.int64), "marks": (2 * padded, np.uint8),
             "bits": (processes * self._bitmap_share, np.uint8),
             "inbox": (int(capacity[:, group.rank].sum()), np.int64), "candidates": (delegates, self.candidate.dtype)})
         with backend.activate():
@@ -850,15 +850,18 @@ class Searcher:
                   if backend.is_cuda else 1, backend.threads_per_block(), combined, self._peers["marks"],
                   np.int64(parity), self._rank, self.counts, self._peers["candidates"], resolve, self.delegate_depth)
 
-    def _meet(self, ended: bool = False):
+    def _meet(self, ended: bool = False, middle: bool = False):
         """Wait for every process to get here: a barrier kernel on GPUs, the host's elsewhere.
         The kernel meets while the search goes on, or, if ``ended``, once it is over (the same
         on every process); so a batch ends with the meeting that ends a search: after it no
-        process reads another's block for this search, and the next one may write its own."""
+        process reads another's block for this search, and the next one may write its own. A
+        ``middle`` meeting (after the first delegate probes) happens only where the level's plan
+        has ``MEET_MIDDLE`` (``_kernels_cpu.share_numbers``, the same on every process)."""
+        needed = kernel_cells.MEET_MIDDLE if middle else 0
         if self.peer.on_device:
             self._gpu("barrier", 1, self._meeting_threads, self._peers["arrivals"], self._rank,
-                      np.int64(config.PEER_BARRIER_SPINS), self.counts, np.int64(ended))
-        else:
+                      np.int64(config.PEER_BARRIER_SPINS), self.counts, np.int64(ended), np.int64(needed))
+        elif not needed or int(self.counts[kernel_cells.PLAN_VISITS]) & needed:  # the host reads its plan
             self.peer.barrier()
 
     def _stride_blocks(self) -> int:
@@ -1039,7 +1042,7 @@ class Searcher:
             self._push(slot, level, next_slot)
             self._pull_delegates(*dn, long_rows=False)
             self._join_side_stream()  # this process's bitmap share is stored before it meets the others
-            self._meet()
+            self._meet(middle=True)  # only where the level's plan needs it (MEET_MIDDLE), as is the merge
             self._merge_marks(level % 2)
             if self.backend.is_cuda:
                 with self._on_side_stream():  # beside the pass over the normals; joined before the exchange

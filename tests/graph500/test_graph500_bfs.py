@@ -423,33 +423,67 @@ def test_peer_memory_processes_give_validated_trees(processes, gpus_per_host, op
         assert all(level["nn"] == "forward" for level in directions)
 
 
+def _share_numbers_of(processes, numbers, pulling=(), parity=1):
+    """Each of ``processes`` processes publishes (``share_numbers``) its level's three numbers
+    ``numbers(me)`` (``pulling``: those whose delegate frontier may pull: one delegate found,
+    its dd rows the level's arcs, every other delegate unvisited; the others have none), then
+    decides on its own block; returns every process's counters and blocks."""
+    from gpugraph.graph500 import _kernels_cpu as kernels
+    from gpugraph.graph500.bfs import default_factors
+
+    parity = np.int64(parity)
+    published = tuple(np.full(2 * processes * kernels.PUBLISHED_CELLS, -5, dtype=np.int64)
+                      for _ in range(processes))
+    shared = np.int64(kernels.counter_cells(2))
+    slot = np.int64(parity * kernels.SLOT)
+    factors = np.asarray([factor for pair in default_factors(processes).values() for factor in pair])
+    counts, cursors = [], np.ones(processes, dtype=np.int64)
+    for me in range(processes):
+        mine = np.zeros(shared + kernels.SHARED_CELLS, dtype=np.int64)
+        mine[slot + kernels.Q_NORMAL], mine[slot + kernels.FV_NN], mine[kernels.UNVISITED_NN] = numbers(me)
+        if me in pulling:
+            mine[slot + kernels.DD_QUEUE] = (1 << kernels.ARC_BITS) | 10 ** 6
+            mine[slot + kernels.UNVISITED_DD] = 1000
+        kernels.share_numbers(mine, slot, factors, True, np.int64(0), shared, published, parity, cursors,
+                              None, np.int64(me), np.int64(0), np.int64(kernels.PUBLISH))
+        assert mine[kernels.PLAN_BACKWARD] == 0  # publishing plans, but keeps the directions
+        counts.append(mine)
+    assert not cursors.any()  # the inbox's cursors are zeroed when publishing
+    for me in range(processes):
+        kernels.share_numbers(counts[me], slot, factors, True, np.int64(0), shared, published, parity, cursors,
+                              None, np.int64(me), np.int64(0), np.int64(kernels.DECIDE))
+    return counts, published, shared
+
+
 def test_share_numbers_stores_each_process_numbers_in_every_block():
     """``share_numbers``: each process stores its three numbers of the level into its cells of
     the level's parity in every process's ``published``, and a process decides on the sums of
     its own block alone, the same sums on every process; the other parity's cells (the level
     before, which a slow peer may still read) are left alone."""
     from gpugraph.graph500 import _kernels_cpu as kernels
-    from gpugraph.graph500.bfs import default_factors
 
-    processes, parity, cells = 3, np.int64(1), kernels.SHARED_CELLS
-    published = tuple(np.full(2 * processes * cells, -5, dtype=np.int64) for _ in range(processes))
-    shared = np.int64(kernels.counter_cells(2))
-    slot = np.int64(parity * kernels.SLOT)
-    factors = np.asarray([factor for pair in default_factors(processes).values() for factor in pair])
-    counts, cursors = [], np.ones(processes, dtype=np.int64)
+    processes, cells = 3, kernels.SHARED_CELLS
+    counts, published, shared = _share_numbers_of(processes, lambda me: (10 + me, 100 * (me + 1), 1000 * (me + 1)))
     for me in range(processes):
-        mine = np.zeros(shared + cells, dtype=np.int64)
-        mine[slot + kernels.Q_NORMAL], mine[slot + kernels.FV_NN], mine[kernels.UNVISITED_NN] = (
-            10 + me, 100 * (me + 1), 1000 * (me + 1))
-        kernels.share_numbers(mine, slot, factors, True, np.int64(0), shared, published, parity, cursors,
-                              None, np.int64(me), np.int64(0), np.int64(kernels.PUBLISH))
-        counts.append(mine)
-    assert not cursors.any()  # the inbox's cursors are zeroed when publishing
-    for me in range(processes):
-        kernels.share_numbers(counts[me], slot, factors, True, np.int64(0), shared, published, parity, cursors,
-                              None, np.int64(me), np.int64(0), np.int64(kernels.DECIDE))
         assert counts[me][shared:shared + cells].tolist() == [33, 600, 6000]
-        assert (published[me][:processes * cells] == -5).all()
+        assert (published[me][:processes * kernels.PUBLISHED_CELLS] == -5).all()
+
+
+@pytest.mark.parametrize(("numbers", "pulling", "meets"), [
+    ((10, 100, 10 ** 6), (), False),  # nn forward, no delegate pulls: no middle meeting
+    ((10, 100, 10 ** 6), (2,), True),  # one process's dd goes backward: every process meets
+    ((10 ** 5, 10 ** 7, 10 ** 6), (), True),  # nn goes backward over the gathered bitmap
+])
+def test_middle_meeting_is_planned_alike_where_some_process_needs_it(numbers, pulling, meets):
+    """``MEET_MIDDLE``: every process plans the middle meeting where the shared nn visit goes
+    backward or the delegate visits of any process pull (each published whether its own plan
+    pulls), so all meet or none; the processes still plan their own delegate visits."""
+    from gpugraph.graph500 import _kernels_cpu as kernels
+
+    counts, _, _ = _share_numbers_of(3, lambda me: numbers, pulling)
+    for me, mine in enumerate(counts):
+        assert bool(mine[kernels.PLAN_VISITS] & kernels.MEET_MIDDLE) == meets, me
+        assert bool(mine[kernels.PLAN_VISITS] & kernels.PULL_DD) == (me in pulling), me
 
 
 def test_merge_takes_the_candidates_of_delegates_only_others_marked():
@@ -660,8 +694,15 @@ def test_meeting_kernel_meets_while_the_search_goes_on_or_once_it_ended():
     for done, ended, meets in ((0, 0, True), (0, 1, False), (1, 0, False), (1, 1, True)):
         counts[cells.PLAN_DONE] = done
         before = int(arrivals[0])
-        kernels.barrier[1, 32]((arrivals,), np.int64(0), np.int64(1000), counts, np.int64(ended))
+        kernels.barrier[1, 32]((arrivals,), np.int64(0), np.int64(1000), counts, np.int64(ended), np.int64(0))
         assert (int(arrivals[0]) == before + 1) == meets and arrivals[2] == 0, (done, ended)
+    counts[cells.PLAN_DONE] = 0
+    for visits, meets in ((cells.PULL_DD, False), (cells.PULL_DD | cells.MEET_MIDDLE, True)):  # a middle meeting
+        counts[cells.PLAN_VISITS] = visits
+        before = int(arrivals[0])
+        kernels.barrier[1, 32]((arrivals,), np.int64(0), np.int64(1000), counts, np.int64(0),
+                               np.int64(cells.MEET_MIDDLE))
+        assert (int(arrivals[0]) == before + 1) == meets, visits
 
 
 @pytest.mark.cudasim
@@ -806,11 +847,11 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
     peers, cells = 3, np.zeros(3, dtype=np.int64)
     inboxes = tuple(np.zeros(6, dtype=np.int64) for _ in range(peers))
     cursors = tuple(np.zeros(peers, dtype=np.int64) for _ in range(peers))
-    published = tuple(np.zeros(2 * peers * 3, dtype=np.int64) for _ in range(peers))
+    published = tuple(np.zeros(2 * peers * 4, dtype=np.int64) for _ in range(peers))
     starts, me = np.zeros(peers * peers, dtype=np.int64), np.int64(1)
     words = tuple(np.zeros(8, dtype=np.uint64) for _ in range(peers))  # masks and bitmaps, 8 bytes a load
     launches += [
-        (kernels.barrier, ((cells, cells.copy(), cells.copy()), me, np.int64(100), counts, np.int64(1))),
+        (kernels.barrier, ((cells, cells.copy(), cells.copy()), me, np.int64(100), counts, np.int64(1), np.int64(256))),
         (kernels.share_numbers, (counts, slot, searcher.factors, True, np.int64(0), np.int64(40), published,
                                  np.int64(1), cursors[1], (cells, cells.copy(), cells.copy()), me, np.int64(100),
                                  np.int64(7))),
