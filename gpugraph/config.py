@@ -447,7 +447,9 @@ GRAPH500_EXCHANGE_WARM_UP_ENTRIES = 1 << 23
 #: (several processes: the frontier bitmap and the backward nn visit over it; with peer memory
 #: the scatter of a level's nn pairs into the owners' inboxes, their claims, the marks
 #: combined): like the forward delegate visits, most levels give them little or nothing to do.
-GRAPH500_STRIDE_BLOCKS_PER_SM = 8
+#: 4 x H200, scale 26, one lend (2026-11-28): 4 gave 702.7 / 700.8 GTEPS, 8 gave 696.9 / 682.2
+#: and 2 gave 672.4 / 692.3 (64 validated roots each).
+GRAPH500_STRIDE_BLOCKS_PER_SM = 4
 #: Polls of a barrier kernel (peer memory, ~0.5-1 us each) before it gives up on its peers and
 #: flags the search as failed: ~30-60 s, longer than a peer's first-search kernel compilation.
 PEER_BARRIER_SPINS = 1 << 26
