@@ -536,7 +536,10 @@ def _merged_word(marks, word, first, me, candidates, resolve, delegate_depth):
     7``, those that exist); if ``resolve``, each delegate of it that another process marked
     but ``me`` did not takes the candidate of the first process that marked it. Zero without a
     read where the word holds no unvisited delegate: only those can be marked (every visit
-    checks). A leaf function, so the CUDA twin of :func:`merge_marks` compiles its source."""
+    checks). One pass over the processes in order, each peer's word read once (over NVLink on
+    GPUs): the marks it adds to those of ``me`` and of the processes before it are the
+    delegates whose candidate it gives. A leaf function, so the CUDA twin of
+    :func:`merge_marks` compiles its source."""
     open_word = False
     for x in range(8 * first, min(8 * first + 8, delegate_depth.size)):
         if delegate_depth[x] < 0:
@@ -544,18 +547,17 @@ def _merged_word(marks, word, first, me, candidates, resolve, delegate_depth):
             break
     if not open_word:
         return np.uint64(0)
-    value = marks[0][word]
-    for process in range(1, len(marks)):
-        value |= marks[process][word]
-    if resolve:
-        wanted = value & ~marks[me][word]
-        for byte in range(8):
-            shift = np.uint64(8 * byte)
-            if wanted >> shift & np.uint64(1):
-                for process in range(len(marks)):
-                    if marks[process][word] >> shift & np.uint64(1):
-                        candidates[me][8 * first + byte] = candidates[process][8 * first + byte]
-                        break
+    value = marks[me][word]
+    for process in range(len(marks)):
+        if process == me:
+            continue
+        theirs = marks[process][word]
+        added = theirs & ~value
+        value |= theirs
+        if resolve and added:
+            for byte in range(8):
+                if added >> np.uint64(8 * byte) & np.uint64(1):
+                    candidates[me][8 * first + byte] = candidates[process][8 * first + byte]
     return value
 
 
