@@ -431,7 +431,7 @@ def start(depth, parent, new, candidate, root_cells, nd_indptr, nn_indptr, count
 # and the forward visits; on the CPU all of them) -> meeting -> ``merge_marks`` (every
 # process's marks combined) -> on GPUs, only the long rows of delegates no process has found
 # -> the pass over the normals (nn backward over the gathered bitmap; nn forward writes pairs
-# to a local buffer) -> ``scatter_pairs`` (each pair into its owner's inbox; on GPUs its last block meets) -> meeting ->
+# to a local buffer) -> ``scatter_pairs`` (each pair into its owner's inbox) -> meeting ->
 # ``merge_marks`` with the candidates resolved -> ``apply_inbox`` -> ``close_delegates``.
 # Arrays written by peers are read only after a meeting, and rewritten only after the next one:
 # marks and published numbers alternate by the level's parity; the peers store their bitmap
@@ -513,15 +513,13 @@ def _sum_published(counts, shared, cells, first, processes):
 
 
 @njit(cache=True)
-def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts, gpus_per_host, arrivals, spins,
-                  finished, meet):
+def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts, gpus_per_host):
     """The level's ``counts[PAIRS]`` nn pairs (global ``targets``, ``sources``) into their
     owners' inboxes: pair (t, s) goes to the region of process ``me`` in ``inboxes[o]`` (from
     ``starts[o * p + me]``, at ``cursors[o][me]``, which only this process moves) as one int64,
     t's local index above bit 32 and s below; those for other processes are counted in
     ``counts[PAIRS_SENT]``. Sequential: CPU peer memory serves the tests and a
-    few processes. ``arrivals``, ``spins``, ``finished`` and ``meet`` serve the CUDA twin's
-    meeting after the pairs (here the host meets the peers after the kernel)."""
+    few processes."""
     processes = hosts * gpus_per_host
     for item in range(counts[PAIRS]):
         target = targets[item]

@@ -746,17 +746,12 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
 
 
 @cuda.jit(cache=True)
-def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts, gpus_per_host, arrivals, spins,
-                  finished, meet):
+def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts, gpus_per_host):
     """The level's nn pairs into their owners' inboxes (``_kernels_cpu.scatter_pairs``). A block
     takes ``blockDim`` pairs at a time: it tallies them per owner in shared memory, reserves
     each owner's run with one atomic on that owner's cursor (over NVLink), and every thread
-    stores its pair into its place; a fence then orders the stores before the meeting's
-    arrival. With ``meet`` the kernel ends with the level's last meeting (no barrier kernel of
-    its own): each block, its stores fenced, counts itself done in ``finished[0]``, and the
-    last to do so (every other block's stores fenced before their count) zeroes the count and
-    meets the peers (:func:`_meet`), unless the search is over (``counts[PLAN_DONE]``, as the
-    barrier kernel skips its meeting)."""
+    stores its pair into its place; a fence then orders the stores before the barrier's
+    arrival."""
     tally = cuda.shared.array(MAX_PEERS, np.int64)
     base = cuda.shared.array(MAX_PEERS, np.int64)
     processes = hosts * gpus_per_host
@@ -787,18 +782,6 @@ def scatter_pairs(targets, sources, counts, inboxes, cursors, starts, me, hosts,
         cuda.syncthreads()  # the tallies are read before the next step clears them
     if stored:
         cuda.threadfence_system()
-    if meet:
-        last = cuda.shared.array(1, np.int32)
-        cuda.syncthreads()  # every thread of the block has fenced its stores
-        if me_in_block == 0:
-            cuda.threadfence_system()
-            last[0] = 0
-            if cuda.atomic.add(finished, 0, 1) == cuda.gridDim.x - 1:
-                finished[0] = 0
-                last[0] = 1
-        cuda.syncthreads()
-        if last[0] and counts[PLAN_DONE] == 0:
-            _meet(arrivals, me, spins)
 
 
 #: ``_kernels_cpu._merged_word``: a word of every process's marks combined, compiled from its source.

@@ -731,7 +731,6 @@ class Searcher:
             arcs = max(1, int(graph.nn.indices.size))
             self._pair_buffers = (xp.empty(arcs, dtype=np.int64), xp.empty(arcs, dtype=np.int64))
             combined = xp.zeros(padded, dtype=np.uint8)
-            self._scatters_finished = xp.zeros(1, dtype=np.int64)  # blocks of scatter_pairs done (its meeting)
         self.new = combined[:delegates]  # every process's marks combined (close_delegates reads them)
         self.candidate = self.peer.own["candidates"]
         self.no_candidate = self.candidate[:0]
@@ -830,13 +829,10 @@ class Searcher:
         layout = graph.layout
         blocks = backend.blocks_for(int(self._pair_buffers[0].size)) if backend.is_cuda else 1
         resident = self._stride_blocks()
-        on_device = self.peer.on_device  # there the scatter's last block meets the peers
         self._run("scatter_pairs", min(blocks, resident), backend.threads_per_block(), *self._pair_buffers,
                   self.counts, peers["inbox"], peers["cursors"], self._peer_starts, self._rank,
-                  np.int64(layout.hosts), np.int64(layout.gpus_per_host), peers["arrivals"],
-                  np.int64(config.PEER_BARRIER_SPINS), self._scatters_finished, np.int64(on_device))
-        if not on_device:
-            self._meet()
+                  np.int64(layout.hosts), np.int64(layout.gpus_per_host))
+        self._meet()
         own = self.peer.own
         with self._on_side_stream():  # beside the merge: the claims touch normals, the merge delegates
             self._run("apply_inbox", resident, backend.threads_per_block(), own["inbox"], own["cursors"],

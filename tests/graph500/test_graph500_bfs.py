@@ -707,32 +707,6 @@ def test_meeting_kernel_meets_while_the_search_goes_on_or_once_it_ended():
 
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
-def test_scatter_ends_with_the_level_meeting_in_its_last_block():
-    """``scatter_pairs`` with ``meet``: the last of its blocks to finish meets the peers, once (a
-    process alone meets itself) and zeroes the count of finished blocks for the next level;
-    without ``meet`` (the host meets) or once the search is over it meets no one. The pairs
-    reach the inbox every time, packed (local index above bit 32, source below)."""
-    from gpugraph.graph500 import _kernels_cpu as cells
-    from gpugraph.graph500 import _kernels_cuda as kernels
-
-    pairs = 300  # three blocks of 64 threads, two steps of the grid
-    targets = np.arange(pairs, dtype=np.int64) * 7 % 1000
-    sources = np.arange(pairs, dtype=np.int64) + 5000
-    counts = np.zeros(cells.counter_cells(2) + cells.SHARED_CELLS, dtype=np.int64)
-    counts[cells.PAIRS] = pairs
-    arrivals, finished = np.zeros(3, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    for meet, done, meets in ((1, 0, True), (0, 0, False), (1, 1, False)):
-        counts[cells.PLAN_DONE] = done
-        inbox, cursors, before = np.zeros(pairs, dtype=np.int64), np.zeros(1, dtype=np.int64), int(arrivals[0])
-        kernels.scatter_pairs[3, 64](targets, sources, counts, (inbox,), (cursors,), np.zeros(1, dtype=np.int64),
-                                     np.int64(0), np.int64(1), np.int64(1), (arrivals,), np.int64(1000), finished,
-                                     np.int64(meet))
-        assert sorted(inbox.tolist()) == sorted(((targets << 32) | sources).tolist()) and cursors[0] == pairs
-        assert (int(arrivals[0]) == before + 1) == meets and finished[0] == 0 and arrivals[2] == 0, (meet, done)
-
-
-@pytest.mark.cudasim
-@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
 def test_frontier_bits_kernel_reads_only_the_segments_flagged_for_the_level():
     """The CUDA ``frontier_bits`` sets a bit for each normal at depth ``level`` in a segment whose
     frontier flag is ``level`` (what claims write), as the CPU twin does over every normal, and
@@ -881,9 +855,7 @@ def test_cuda_kernels_compile_to_ptx(ptx_of):
         (kernels.share_numbers, (counts, slot, searcher.factors, True, np.int64(0), np.int64(40), published,
                                  np.int64(1), cursors[1], (cells, cells.copy(), cells.copy()), me, np.int64(100),
                                  np.int64(7))),
-        (kernels.scatter_pairs, (*pairs, counts, inboxes, cursors, starts, me, np.int64(3), np.int64(1),
-                                 (cells, cells.copy(), cells.copy()), np.int64(100), np.zeros(1, dtype=np.int64),
-                                 np.int64(1))),
+        (kernels.scatter_pairs, (*pairs, counts, inboxes, cursors, starts, me, np.int64(3), np.int64(1))),
         (kernels.merge_marks, (np.zeros(4, dtype=np.uint64), words, np.int64(0), me, counts,
                                tuple(np.zeros(32, dtype=np.int32) for _ in range(peers)), True,
                                searcher.delegate_depth)),
