@@ -216,8 +216,8 @@ class _Clocks:
             if clocks._on and level == 0:
                 clocks.searches[-1]["host_launch"] = time.time_ns()
 
-        def merged(searcher, parity, gather, resolve=False):
-            if gather and getattr(searcher, "_diag_level", -1) == 0:
+        def merged(searcher, parity, resolve=False):
+            if not resolve and getattr(searcher, "_diag_level", -1) == 0:  # level 0's middle merge
                 stamp("merged")
 
         wrap("_batch", before=launching)

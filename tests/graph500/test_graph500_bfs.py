@@ -423,15 +423,16 @@ def test_peer_memory_processes_give_validated_trees(processes, gpus_per_host, op
         assert all(level["nn"] == "forward" for level in directions)
 
 
-def _share_numbers_of(processes, numbers, pulling=(), parity=1):
-    """Each of ``processes`` processes publishes (``share_numbers``) its level's three numbers
-    ``numbers(me)`` (``pulling``: those whose delegate frontier may pull: one delegate found,
-    its dd rows the level's arcs, every other delegate unvisited; the others have none), then
-    decides on its own block; returns every process's counters and blocks."""
+def _share_numbers_of(processes, numbers, pulling=()):
+    """Each of ``processes`` processes publishes (``share_numbers``, a level of parity 1) its
+    three numbers ``numbers(me)``, then decides on its own block; returns every process's
+    counters, the blocks and where the sums are. The processes in ``pulling`` also have a
+    delegate frontier of one delegate whose dd rows hold 10^6 arcs here, with 1000 delegates
+    unvisited, so their dd visit goes backward; the others have no delegate frontier."""
     from gpugraph.graph500 import _kernels_cpu as kernels
     from gpugraph.graph500.bfs import default_factors
 
-    parity = np.int64(parity)
+    parity = np.int64(1)
     published = tuple(np.full(2 * processes * kernels.PUBLISHED_CELLS, -5, dtype=np.int64)
                       for _ in range(processes))
     shared = np.int64(kernels.counter_cells(2))
