@@ -279,19 +279,21 @@ def _clock_table(out: str, tag: str, processes: int, delays: tuple) -> str:
 
 
 def _stamp_table(out: str, tag: str, processes: int) -> str:
-    """Per search, from every rank's stamps (``$OUT/diag-<tag>-rank<r>.txt``): the start skew,
+    """Per search, from every rank's stamps (``$OUT/diag-<tag>-rank<r>.txt``): the start skew
+    (the calls of ``search``), the clock skew (the timers' starts, after the link waker stopped),
     each phase between two of :attr:`_Stamps.MARKS` (its longest rank; the first reading of a
     mark), the span from the first start to the last end, and the longest rank's own time; us,
     then the medians."""
     ranks = _rank_records(out, tag, processes)
     marks = _Stamps.MARKS
     phases = [f"{first}->{last}" for first, last in zip(marks, marks[1:])]
-    rows, lines = [], ["search: start skew, " + ", ".join(phases) + " (longest rank), span first start -> last end, "
-                       "longest own time (us)"]
+    rows, lines = [], ["search: start skew, clock skew (the timers' starts), " + ", ".join(phases)
+                       + " (longest rank), span first start -> last end, longest own time (us)"]
     for index in range(min(len(searches) for searches in ranks)):
         stamps = [searches[index] for searches in ranks]
         first = min(stamp["start"] for stamp in stamps)
         row = [max(stamp["start"] for stamp in stamps) - first]
+        row.append(max(stamp["rooting"] for stamp in stamps) - min(stamp["rooting"] for stamp in stamps))
         row += [max(stamp.get(last, stamp["end"]) - stamp.get(earlier, stamp["start"]) for stamp in stamps)
                 for earlier, last in zip(marks, marks[1:])]
         row += [max(stamp["end"] for stamp in stamps) - first, max(stamp["end"] - stamp["start"] for stamp in stamps)]

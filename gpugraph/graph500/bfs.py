@@ -456,7 +456,9 @@ class Searcher:
         Returns
         -------
         dict
-            ``seconds`` (this process's wall time, device synchronised), ``levels``,
+            ``seconds`` (this process's wall time, device synchronised; with the links kept
+            awake the processes meet on the host first, so their clocks start together),
+            ``levels``,
             ``directions`` (per level, ``{kind: "forward" | "backward"}``), ``frontiers`` (per
             level, local normal and global delegate frontier sizes; with peer memory the global
             normal frontier), ``batches`` and ``graph_batches`` (batches of levels launched, and
@@ -494,6 +496,11 @@ class Searcher:
         histories = []  # each batch's counters, recorded into stats once the clock has stopped
         with self.backend.activate():
             self.backend.synchronize()
+            if self._waker is not None:
+                # Stopping the waker (a thread joined, a stream waited for) takes each process its
+                # own time, and a process that starts its clock early waits for the others at the
+                # first meeting: the processes meet again here, so the clocks start together.
+                self.group.start_together()
             started = time.perf_counter()
             self._set_root(cells)
             if batch == 1:  # else the first batch resets (inside its CUDA graph)
