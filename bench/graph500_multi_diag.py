@@ -25,7 +25,8 @@ launch; each measured search is then run again from the same root after each idl
 ``--repeat-after-ms`` (0: at once, hot), the processes meeting at a host barrier first; per
 rank the medians of each phase, cold and after each spell, and the spread of the ranks'
 arrivals at the first meeting; one process has no meetings, only the start-to-end phase);
-``rows`` (as ``default``, no profiler: after each measured search, what the backward visits
+``kernels_split`` (as ``kernels``, each pass over the normals launched as its forward
+visits, then its backward ones); ``rows`` (as ``default``, no profiler: after each measured search, what the backward visits
 into delegates did with their long rows, replayed from the search's final depths: rows queued,
 skipped, found here, scanned to the end for a delegate another process found at that level or
 one no process found, with their steps; per rank and summed over the ranks).
@@ -67,6 +68,8 @@ def _rank(rank: int, kind: str, out: str, tag: str, scale: int, roots: int, opti
     kernels, stamps, clocks, rows = (tag.startswith(name) for name in ("kernels", "stamps", "clocks", "rows"))
     profile = (_KernelProfile() if kernels else _Stamps(Searcher) if stamps else _Clocks(Searcher) if clocks
                else _LongRows() if rows else cProfile.Profile())
+    if "split" in tag:  # the pass over the normals as two launches a level: its forward visits, then its backward
+        _split_normal_pass(Searcher)
     original = Searcher.search
     own = []
 
@@ -149,6 +152,23 @@ def _rank_records(out: str, tag: str, processes: int) -> list:
         text = Path(out, f"diag-{tag}-rank{rank}.txt").read_text()
         ranks.append(json.loads(text[text.index("["):]))
     return ranks
+
+
+def _split_normal_pass(searcher_class) -> None:
+    """``kernels_split``: each pass over the normals launched twice, first with its forward
+    visits only (nd marks, nn pairs), then with its backward ones only, so the kernel trace
+    tells them apart. The same claims: with several processes the forward pass writes pairs
+    and claims no normal, so the backward one may claim by plain stores as before."""
+    from gpugraph.graph500 import _kernels_cpu as cells
+
+    original = searcher_class._normal_pass
+    forward = cells.ND_FORWARD | cells.NN_FORWARD
+
+    def split(searcher, level, next_slot, allowed, pairs=None, bitmap=None):
+        original(searcher, level, next_slot, allowed & forward, pairs, bitmap)
+        original(searcher, level, next_slot, allowed & ~forward, pairs, bitmap)
+
+    searcher_class._normal_pass = split
 
 
 class _Stamps:
@@ -478,8 +498,9 @@ def main() -> int:
     options = {name: True for name in args.options.split(",") if name}
     Path(args.out).mkdir(parents=True, exist_ok=True)
     for variant in args.variants.split(","):
-        if variant not in ("default", "lazy", "kernels", "stamps", "clocks", "rows"):
-            parser.error(f"unknown variant {variant!r}: use default, lazy, kernels, stamps, clocks or rows")
+        if variant not in ("default", "lazy", "kernels", "kernels_split", "stamps", "clocks", "rows"):
+            parser.error(f"unknown variant {variant!r}: use default, lazy, kernels, kernels_split, stamps, clocks "
+                         "or rows")
         os.environ["NCCL_RUNTIME_CONNECT"] = "1" if variant == "lazy" else "0"
         began = time.perf_counter()
         launch(_rank, args.gpus, args.device, args.out, f"{variant}-{args.gpus}", args.scale, args.roots, options,
