@@ -53,11 +53,11 @@ ND_FORWARD, NN_FORWARD, DN_BACKWARD, NN_BACKWARD = 16, 32, 64, 128
 PASS_VISITS = ND_FORWARD | NN_FORWARD | DN_BACKWARD | NN_BACKWARD
 #: The backward visits into delegates, whose long rows (GPU) skip what other processes found.
 DELEGATE_PULLS = PULL_DD | PULL_DN
-#: With peer memory, a bit of the plan beside the visits: the level's middle meeting is needed
-#: (every process's frontier bitmap share stored before nn goes backward over the gathered
-#: bitmap, or some process's delegate pulls, whose long rows skip what the first probes of all
-#: found). Set alike on every process by :func:`share_numbers`; without it the middle meeting
-#: and the merge after it are skipped (:func:`merge_marks`).
+#: With peer memory, a bit of the plan beside the visits: the level's marks' meeting is needed
+#: (some process's delegate visits pull, and their long rows skip what the first probes of all
+#: found). Set alike on every process by :func:`share_numbers`; without it the marks' meeting
+#: and the merge after it are skipped (:func:`merge_marks`). (The bitmap's meeting, before nn
+#: goes backward over the gathered bitmap, follows ``NN_BACKWARD``, also alike everywhere.)
 MEET_MIDDLE = 256
 #: ``counts[PLAN_BACKWARD]`` has bit ``1 << k`` set while the k-th kind of dd, dn, nd, nn goes
 #: backward.
@@ -461,7 +461,7 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
     applied at the level before). ``DECIDE``: the numbers of every process in this process's
     own ``published`` cells of ``parity`` summed into ``counts[shared:]`` (local reads: the
     peers stored them before the meeting), then :func:`decide` with ``peer`` (the same plan on
-    every process), with :data:`MEET_MIDDLE` where nn goes backward or any process pulls.
+    every process), with :data:`MEET_MIDDLE` where any process pulls.
     ``arrivals`` and ``spins`` serve the CUDA twin's ``MEET``. Nothing once the search is over
     (``counts[PLAN_DONE]``, set alike on every process): the levels launched past the end
     neither publish nor meet (a peer's numbers may then be stale; the plan stays done)."""
@@ -480,7 +480,7 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
     if stages & DECIDE:
         pulling = _sum_published(counts, shared, published[me], parity * processes * PUBLISHED_CELLS, processes)
         decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
-        if pulling or counts[PLAN_VISITS] & NN_BACKWARD:
+        if pulling:
             counts[PLAN_VISITS] |= MEET_MIDDLE
 
 
@@ -572,8 +572,9 @@ def merge_marks(combined, marks, parity, me, counts, candidates, resolve, delega
     found. Marks come as 64-bit words, eight bytes a load (a mark is a byte of 0 or 1); words of
     visited delegates only (``delegate_depth``, :func:`_merged_word`) are zero without reading
     the peers'. Nothing once the search is over (``counts[PLAN_DONE]``: a level launched past
-    its end), nor for the middle merge of a level without :data:`MEET_MIDDLE` (its meeting was
-    skipped; ``combined`` stays as the last close left it, all zeros)."""
+    its end), nor for the middle merge (after the marks' meeting) of a level without
+    :data:`MEET_MIDDLE` (its meeting was skipped; ``combined`` stays as the last close left it,
+    all zeros)."""
     if counts[PLAN_DONE] or not (resolve or counts[PLAN_VISITS] & MEET_MIDDLE):
         return
     delegates = combined.size

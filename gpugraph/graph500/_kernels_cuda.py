@@ -764,8 +764,9 @@ def barrier(arrivals, me, spins, counts, ended, needed):
     """:func:`_meet` as a kernel (one block of at least ``len(arrivals)`` threads) if whether the
     search is over (``counts[PLAN_DONE]``, the same on every process) is ``ended``: levels
     launched past the end skip their meetings, and a batch's last launch meets once the search
-    has ended; and if ``needed`` is 0 or a bit of it is in the level's plan (a middle meeting
-    only with ``MEET_MIDDLE``, which every process plans alike)."""
+    has ended; and if ``needed`` is 0 or a bit of it is in the level's plan, which every
+    process plans alike (the bitmap's meeting with ``NN_BACKWARD``, the marks' meeting with
+    ``MEET_MIDDLE``; the latter on the side stream, with ``arrivals`` of its own)."""
     if (counts[PLAN_DONE] != 0) == (ended != 0) and (needed == 0 or counts[PLAN_VISITS] & needed != 0):
         _meet(arrivals, me, spins)
 
@@ -800,7 +801,7 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
     if thread == 0 and stages & DECIDE:
         pulling = _sum_published(counts, shared, published[me], parity * processes * PUBLISHED_CELLS, processes)
         _decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
-        if pulling or counts[PLAN_VISITS] & NN_BACKWARD:
+        if pulling:
             counts[PLAN_VISITS] |= MEET_MIDDLE
 
 

@@ -542,7 +542,8 @@ class Searcher:
         for counts, levels in histories:
             self._record(counts, levels, stats)
         stats["levels"] = level
-        if self.peer is not None and self.peer.on_device and int(self.peer.own["arrivals"][2]):
+        if self.peer is not None and self.peer.on_device and (int(self.peer.own["arrivals"][2])
+                                                             or int(self.peer.own["side_arrivals"][2])):
             raise DistributedError(f"process {self.group.rank} waited at a barrier for longer than "
                                    f"{config.PEER_BARRIER_SPINS} polls: a peer process died or hangs")
         return stats
@@ -729,7 +730,7 @@ class Searcher:
         delegates = int(self.new.size)
         padded = -(-delegates // 8) * 8
         self.peer = PeerMemory(group.comm, backend, {
-            "arrivals": (3, np.int64), "cursors": (processes, np.int64),
+            "arrivals": (3, np.int64), "side_arrivals": (3, np.int64), "cursors": (processes, np.int64),
             "published": (2 * processes * kernel_cells.PUBLISHED_CELLS, np.int64), "marks": (2 * padded, np.uint8),
             "bits": (processes * self._bitmap_share, np.uint8),
             "inbox": (int(capacity[:, group.rank].sum()), np.int64), "candidates": (delegates, self.candidate.dtype)})
@@ -746,7 +747,7 @@ class Searcher:
         self._frontier_targets = (kernel_tuple([array.view(np.uint64) for array in self.peer.peers["bits"]], backend),
                                   np.int64(group.rank * self._bitmap_share // 8))
         self._peers = {name: kernel_tuple(self.peer.peers[name], backend)
-                       for name in ("arrivals", "cursors", "published", "inbox", "candidates")}
+                       for name in ("arrivals", "side_arrivals", "cursors", "published", "inbox", "candidates")}
         self._peers["marks"] = kernel_tuple([array.view(np.uint64) for array in self.peer.peers["marks"]], backend)
         self._combined_words = combined.view(np.uint64)
         marks = self.peer.own["marks"]
@@ -762,9 +763,13 @@ class Searcher:
         next_slot = np.int64((1 - parity) * kernel_cells.SLOT)
         self._mark = self._mark_views[parity]
         self._timed(stats, "counters", self._share_numbers, slot, row, parity)
-        with self._on_side_stream():  # beside the first delegate probes; joined before the meeting
+        with self._on_side_stream():  # beside the delegate push and the pass; joined before the exchange
             self._timed(stats, "normal_exchange", self._frontier_bits, np.int32(level))
-        self._timed(stats, "delegate_visits", self._delegate_visits, level, slot, next_slot)
+            bits_stored = self._side_checkpoint()
+            self._timed(stats, "delegate_visits", self._pull_through_peers, level)
+        self._timed(stats, "delegate_visits", self._push, slot, np.int32(level), next_slot)
+        self._wait_for_side(bits_stored)  # this process's bitmap share is stored before it meets the others
+        self._meet(needed=kernel_cells.NN_BACKWARD)  # the bitmap's meeting, where nn goes backward over it
         self._timed(stats, "normal_visits", self._normal_pass, np.int32(level), next_slot, kernel_cells.PASS_VISITS,
                     self._pair_buffers, self._bitmap)
         self._timed(stats, "normal_exchange", self._exchange_through_peers, level, next_slot, parity)
@@ -819,6 +824,18 @@ class Searcher:
             self._main_stream().wait_event(self._side_join)
             self._side_join = None
 
+    def _side_checkpoint(self):
+        """Inside :meth:`_on_side_stream`: an event after the side launches so far, for
+        :meth:`_wait_for_side` (``None`` where the launches go in order)."""
+        on_side = self._side is not None and self._launch_stream == self._side.ptr
+        return self._side.record() if on_side else None
+
+    def _wait_for_side(self, checkpoint):
+        """The main launches wait for the side launches before ``checkpoint``
+        (:meth:`_side_checkpoint`), not for the later ones."""
+        if checkpoint is not None:
+            self._main_stream().wait_event(checkpoint)
+
     def _main_stream(self):
         """The stream the main launches go to: the capturing stream during a capture, else the
         default one."""
@@ -857,17 +874,20 @@ class Searcher:
                   if backend.is_cuda else 1, backend.threads_per_block(), combined, self._peers["marks"],
                   np.int64(parity), self._rank, self.counts, self._peers["candidates"], resolve, self.delegate_depth)
 
-    def _meet(self, ended: bool = False, middle: bool = False):
+    def _meet(self, ended: bool = False, needed: int = 0, side: bool = False):
         """Wait for every process to get here: a barrier kernel on GPUs, the host's elsewhere.
         The kernel meets while the search goes on, or, if ``ended``, once it is over (the same
         on every process); so a batch ends with the meeting that ends a search: after it no
         process reads another's block for this search, and the next one may write its own. A
-        ``middle`` meeting (after the first delegate probes) happens only where the level's plan
-        has ``MEET_MIDDLE`` (``_kernels_cpu.share_numbers``, the same on every process)."""
-        needed = kernel_cells.MEET_MIDDLE if middle else 0
+        meeting with ``needed`` (bits of the plan's visits) happens only where the level's plan
+        has one of them, which every process plans alike: the bitmap's meeting
+        (``NN_BACKWARD``) and the marks' meeting (``MEET_MIDDLE``, ``_kernels_cpu.share_numbers``).
+        A ``side`` meeting (the marks', on the side stream while the main launches meet too)
+        counts its arrivals apart."""
         if self.peer.on_device:
-            self._gpu("barrier", 1, self._meeting_threads, self._peers["arrivals"], self._rank,
-                      np.int64(config.PEER_BARRIER_SPINS), self.counts, np.int64(ended), np.int64(needed))
+            arrivals = self._peers["side_arrivals" if side else "arrivals"]
+            self._gpu("barrier", 1, self._meeting_threads, arrivals, self._rank, np.int64(config.PEER_BARRIER_SPINS),
+                      self.counts, np.int64(ended), np.int64(needed), key="side" if side else "")
         elif not needed or int(self.counts[kernel_cells.PLAN_VISITS]) & needed:  # the host reads its plan
             self.peer.barrier()
 
@@ -1035,32 +1055,37 @@ class Searcher:
         forward dn (claims normals). The backward nd visit comes last: it skips the delegates
         already marked, whose long rows it would otherwise scan. With one process the forward
         nd visit joins the pass over the normals (:meth:`_normal_visits`)."""
-        graph, cells = self.graph, kernel_cells
-        level = np.int32(level)
-        dd = ("dd", level, self.delegate_depth, graph.delegate_ids, cells.PULL_DD)
-        dn = ("dn", level, self.depth, self.no_ids, cells.PULL_DN)
-        if self.peer is not None:
-            # Each process holds only its part of a delegate's rows, so a row that finds nothing
-            # here was often found by another process's part: on GPUs every first probe and the
-            # forward visits first (on the CPU the whole visits), then a meeting, every
-            # process's marks combined and the frontier bitmap's shares gathered (for the
-            # normal pass), then the long rows of the delegates no process has found.
-            self._pull_delegates(*dd, long_rows=False)
-            self._push(slot, level, next_slot)
-            self._pull_delegates(*dn, long_rows=False)
-            self._join_side_stream()  # this process's bitmap share is stored before it meets the others
-            self._meet(middle=True)  # only where the level's plan needs it (MEET_MIDDLE), as is the merge
-            self._merge_marks(level % 2)
-            if self.backend.is_cuda:
-                with self._on_side_stream():  # beside the pass over the normals; joined before the exchange
-                    self._pull_delegates(*dd, first_probes=False)
-                    self._pull_delegates(*dn, first_probes=False)
-            return
+        dd, dn = self._pulls(level)
         self._pull_delegates(*dd)
-        self._push(slot, level, next_slot)
+        self._push(slot, np.int32(level), next_slot)
         self._pull_delegates(*dn)
-        if self.group.size > 1 and self.peer is None:
-            self._normal_pass(level, next_slot, cells.ND_FORWARD)
+        if self.group.size > 1:
+            self._normal_pass(np.int32(level), next_slot, kernel_cells.ND_FORWARD)
+
+    def _pulls(self, level):
+        """The arguments of :meth:`_pull_delegates` for backward dd and backward nd (through the
+        dn rows) at ``level``."""
+        graph, level = self.graph, np.int32(level)
+        return (("dd", level, self.delegate_depth, graph.delegate_ids, kernel_cells.PULL_DD),
+                ("dn", level, self.depth, self.no_ids, kernel_cells.PULL_DN))
+
+    def _pull_through_peers(self, level):
+        """The backward visits into delegates with peer memory, on the side stream beside the
+        delegate push and the pass over the normals (they share only idempotent marks and
+        candidates, any of which is valid; the pulls read depths of ``level``, which the claims
+        of the level do not write). Each process holds only its part of a delegate's rows, so
+        a row that finds nothing here was often found by another process's part: on GPUs every
+        first probe (on the CPU the whole visits), then the marks' meeting (on arrivals of its
+        own), every process's marks combined, then the long rows of the delegates no process
+        has found. Only where some process pulls (``MEET_MIDDLE``), as is the merge."""
+        dd, dn = self._pulls(level)
+        self._pull_delegates(*dd, long_rows=False)
+        self._pull_delegates(*dn, long_rows=False)
+        self._meet(needed=kernel_cells.MEET_MIDDLE, side=True)
+        self._merge_marks(level % 2)
+        if self.backend.is_cuda:
+            self._pull_delegates(*dd, first_probes=False)
+            self._pull_delegates(*dn, first_probes=False)
 
     def _normal_visits(self, level, slot, next_slot, numbers: "_Level | None"):
         """nn visits and dn backward (and nd forward with one process), as the level's plan has
