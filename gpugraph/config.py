@@ -429,14 +429,6 @@ GRAPH500_PULL_BLOCKS_PER_SM = 4
 #: warp reads a run of depths), then stores each word to every process's gathered bitmap, 8
 #: bytes a store over NVLink.
 GRAPH500_FRONTIER_THREADS = 256
-#: With several processes the pass over the normals writes each frontier normal's nn arcs as
-#: pairs for their owners (CUDA). A thread writes the rows of at most this many arcs itself; it
-#: lists a longer row for a warp of its block, a lane per arc (normals hold up to TH arcs, 1024
-#: at 4 GPUs: a thread writing such a row alone held its block for ~1000 steps)...
-GRAPH500_PAIR_ROW_SHORT = 16
-#: ... and rows a block lists per tile at most (shared memory: 28 bytes a row); the threads of
-#: further long rows write them themselves.
-GRAPH500_LONG_PAIR_ROWS = 64
 #: Blocks per multiprocessor of the edge-balanced forward visits of delegate rows (CUDA; their
 #: threads step through the frontier's dd and dn arcs together). Every level launches the kernel,
 #: most of them with nothing to do: 8 keeps an empty launch at 2 us (32: 6 us), while a large dn

@@ -85,11 +85,6 @@ TILE_LIST_CELLS = TILE_LIST + 1
 #: Shared cells of :func:`_reserve_by_scan`: one per thread of the largest block, and one.
 RESERVE_CELLS = 1025
 
-#: Long nn rows whose pairs warps write (``config.GRAPH500_PAIR_ROW_SHORT``, ``_LONG_PAIR_ROWS``).
-PAIR_ROW_SHORT = config.GRAPH500_PAIR_ROW_SHORT
-LONG_PAIR_ROWS = config.GRAPH500_LONG_PAIR_ROWS
-LONG_PAIR_CELLS = LONG_PAIR_ROWS + 1  # the rows' first arcs, then how many were listed
-
 
 @cuda.jit(device=True, inline=True)
 def _global_id(x, ids, stride, offset):
@@ -352,40 +347,9 @@ def _tile_needs(frontier_flags, open_flags, tile, level, forward, backward):
 
 
 @cuda.jit(device=True, inline=True)
-def _write_long_pair_rows(long_rows, long_lengths, long_places, long_sources, nn_indices, pair_targets,
-                          pair_sources):
-    """The pairs of the rows a tile listed (``long_rows[:LONG_PAIR_ROWS]`` their first arcs,
-    ``long_rows[LONG_PAIR_ROWS]`` how many were listed), a warp per row in turn and a lane per
-    arc, :data:`PROBE` arcs a lane at once; every thread of the block calls it."""
-    cuda.syncthreads()  # every row of the tile is listed
-    listed = min(long_rows[LONG_PAIR_ROWS], LONG_PAIR_ROWS)
-    lane, warp, warps = cuda.threadIdx.x % 32, cuda.threadIdx.x // 32, cuda.blockDim.x // 32
-    for row in range(warp, listed, warps):
-        start, length, place, source = long_rows[row], long_lengths[row], long_places[row], long_sources[row]
-        for first in range(lane, length, 32 * PROBE):
-            # Up to PROBE independent loads in flight, then their stores.
-            t0 = nn_indices[start + first]
-            t1 = nn_indices[start + first + 32] if first + 32 < length else t0
-            t2 = nn_indices[start + first + 64] if first + 64 < length else t0
-            t3 = nn_indices[start + first + 96] if first + 96 < length else t0
-            pair_targets[place + first] = t0
-            pair_sources[place + first] = source
-            if first + 32 < length:
-                pair_targets[place + first + 32] = t1
-                pair_sources[place + first + 32] = source
-            if first + 64 < length:
-                pair_targets[place + first + 64] = t2
-                pair_sources[place + first + 64] = source
-            if first + 96 < length:
-                pair_targets[place + first + 96] = t3
-                pair_sources[place + first + 96] = source
-    cuda.syncthreads()  # the list is read before the next tile resets it
-
-
-@cuda.jit(device=True, inline=True)
 def _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
                  candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap, nn_bits,
-                 over_bitmap, long_rows, long_lengths, long_places, long_sources):
+                 over_bitmap):
     """One pass over the local normals (``_kernels_cpu.normal_pass``). The normals come in tiles
     of :data:`VERTICES_PER_THREAD` segments (``blockDim`` must be a segment's length, at most
     :data:`TILE_LIST`), tile ``t`` to block ``t mod gridDim``. A block first reads the flags of
@@ -394,8 +358,7 @@ def _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr
     through the list, a thread taking a normal of each segment: frontier normals for the forward
     visits, normals left to find for the backward ones, their depths loaded together after the
     flags. Every thread of a block takes the same steps, so the nn pairs can be placed a tile at
-    a time; with ``over_bitmap`` (several processes) the long rows' pairs are written by warps
-    (:data:`PAIR_ROW_SHORT`, the shared lists ``long_*``, :func:`_write_long_pair_rows`)."""
+    a time."""
     visits = counts[PLAN_VISITS] & allowed
     if visits == 0:
         return
@@ -448,29 +411,14 @@ def _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr
                 for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
                     if at == level:
                         count += nn_indptr[x + 1] - nn_indptr[x]
-                if over_bitmap and me == 0:
-                    long_rows[LONG_PAIR_ROWS] = 0  # ordered before the appends by _reserve's barriers
                 place = _reserve(places, counts, PAIRS, count)
                 for x, at in ((x0, a0), (x1, a1), (x2, a2), (x3, a3)):
                     if at == level:
-                        start, end = nn_indptr[x], nn_indptr[x + 1]
                         source = np.int64(x) * stride + offset
-                        row = -1
-                        if over_bitmap and end - start > PAIR_ROW_SHORT:
-                            row = cuda.atomic.add(long_rows, LONG_PAIR_ROWS, 1)
-                        if 0 <= row < LONG_PAIR_ROWS:
-                            long_rows[row] = start
-                            long_lengths[row] = end - start
-                            long_places[row] = place
-                            long_sources[row] = source
-                        else:
-                            for position in range(start, end):
-                                pair_targets[place + position - start] = nn_indices[position]
-                                pair_sources[place + position - start] = source
-                        place += end - start
-                if over_bitmap:
-                    _write_long_pair_rows(long_rows, long_lengths, long_places, long_sources, nn_indices,
-                                          pair_targets, pair_sources)
+                        for position in range(nn_indptr[x], nn_indptr[x + 1]):
+                            pair_targets[place] = nn_indices[position]
+                            pair_sources[place] = source
+                            place += 1
         cuda.syncthreads()  # the list is read before the next step rewrites it
     _add_tallies(tally, block, counts, slot)
 
@@ -481,13 +429,10 @@ def normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr,
                 nn_bits):
     """:func:`_normal_pass` where backward nn reads the depths of local columns (one process;
     ``bitmap`` and ``nn_bits`` are not read): compiled apart from
-    :func:`normal_pass_over_bitmap`, so the bitmap's lookup and the long pair rows' lists cost
-    this pass no registers and no shared memory."""
-    unused = cuda.shared.array(1, np.int64)
-    unused_lengths = cuda.shared.array(1, np.int32)
+    :func:`normal_pass_over_bitmap`, so the bitmap's lookup costs this pass no registers."""
     _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
                  candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap,
-                 nn_bits, False, unused, unused_lengths, unused, unused)
+                 nn_bits, False)
 
 
 @cuda.jit(cache=True)
@@ -496,13 +441,9 @@ def normal_pass_over_bitmap(depth, parent, level, allowed, nd_indptr, nd_indices
                             pair_targets, pair_sources, bitmap, nn_bits):
     """:func:`_normal_pass` with several processes: backward nn looks its columns up in the
     gathered frontier ``bitmap``, at the bits ``nn_bits`` gives per nn arc."""
-    long_rows = cuda.shared.array(LONG_PAIR_CELLS, np.int64)  # one a line: the simulator tells them by line
-    long_lengths = cuda.shared.array(LONG_PAIR_ROWS, np.int32)
-    long_places = cuda.shared.array(LONG_PAIR_ROWS, np.int64)
-    long_sources = cuda.shared.array(LONG_PAIR_ROWS, np.int64)
     _normal_pass(depth, parent, level, allowed, nd_indptr, nd_indices, nn_indptr, nn_indices, delegate_depth, new,
                  candidate, delegate_ids, stride, offset, counts, slot, flags, pair_targets, pair_sources, bitmap,
-                 nn_bits, True, long_rows, long_lengths, long_places, long_sources)
+                 nn_bits, True)
 
 
 @cuda.jit(cache=True)

@@ -771,34 +771,6 @@ def test_cuda_kernels_of_several_processes_under_the_simulator(options, threshol
     assert record["nn_pairs_sent"] > 0 or threshold is not None  # threshold 2 leaves almost no nn arcs
 
 
-def _search_with_long_pair_rows(rank, kind, folder):
-    """A rank of :func:`test_long_pair_rows_are_written_by_warps`: the simulator reads the
-    kernels' constants when they run, so every nn row of more than one arc goes to the warps, and
-    a tile lists two such rows at most (its threads write the rest)."""
-    from gpugraph.graph500 import _kernels_cuda
-
-    _kernels_cuda.PAIR_ROW_SHORT, _kernels_cuda.LONG_PAIR_ROWS, _kernels_cuda.LONG_PAIR_CELLS = 1, 2, 3
-    record = harness.run_process(Group(get_backend(f"{kind}:{rank}"), distributed=True), 6, roots=2, edge_factor=8,
-                                 options=Options(peer_memory=True, levels_ahead=3))
-    if record is not None:
-        (Path(folder) / "record.json").write_text(json.dumps(record))
-
-
-@pytest.mark.cudasim
-@pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
-def test_long_pair_rows_are_written_by_warps(tmp_path):
-    """The pass over the normals of several processes: the nn pairs of long rows written by the
-    warps of a block, a lane per arc, and those of rows past the tile's list by their threads;
-    every tree validated, the same levels and searched edges as one process."""
-    from gpugraph.distributed.runner import launch
-
-    launch(_search_with_long_pair_rows, 2, "cuda", str(tmp_path))
-    record = json.loads((tmp_path / "record.json").read_text())
-    reference = harness.run(6, processes=1, device="cpu", roots=2, edge_factor=8)
-    assert record["nedge"] == reference["nedge"] and record["levels"] == reference["levels"]
-    assert record["nn_pairs_sent"] > 0
-
-
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
 def test_long_rows_skip_delegates_marked_here_or_anywhere():
