@@ -26,8 +26,9 @@ launch; each measured search is then run again from the same root after each idl
 rank the medians of each phase, cold and after each spell, and the spread of the ranks'
 arrivals at the first meeting; one process has no meetings, only the start-to-end phase);
 ``kernels_split`` (as ``kernels``, each pass over the normals launched as its forward
-visits, then its backward ones); ``rows`` (as ``default``, no profiler: after each measured search, what the backward visits
-into delegates did with their long rows, replayed from the search's final depths: rows queued,
+visits, then its backward ones); ``rows`` (as ``default``, no profiler: after each measured
+search, what the backward visits into delegates did with their long rows, replayed from the
+search's final depths: rows queued,
 skipped, found here, scanned to the end for a delegate another process found at that level or
 one no process found, with their steps; per rank and summed over the ranks).
 The 2026-11-26 diagnosis ran ``base`` (lazy connections) against ``connect``; see
