@@ -797,12 +797,13 @@ class Searcher:
     @contextmanager
     def _on_side_stream(self):
         """Launch what the block holds on a side stream that starts after the launches so far;
-        the main launches wait for it at the next :meth:`_join_side_stream` (real GPUs with peer
-        memory; elsewhere in order). Used for a level's frontier bits beside its first delegate
-        probes (the bits read normals at depth ``level``, the probes claim normals for the next
-        level), for the long delegate rows beside the pass over the normals (they share only
-        idempotent marks and candidates, any of which is valid), and for the claims of the
-        inbox beside the level's last merge (normals against delegates)."""
+        the main launches wait for it at the next :meth:`_join_side_stream`, or for part of it
+        at a :meth:`_side_checkpoint` (real GPUs with peer memory; elsewhere in order). Used for
+        a level's frontier bits and delegate pulls beside its delegate push and its pass over
+        the normals (the bits and the pulls read depths of ``level``, the claims write
+        ``level + 1``; pulls and pass share only idempotent marks and candidates, any of which
+        is valid), and for the claims of the inbox beside the level's last merge (normals
+        against delegates)."""
         if not self._on_gpu or self.peer is None:
             yield
             return
