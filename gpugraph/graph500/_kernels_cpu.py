@@ -58,7 +58,7 @@ DELEGATE_PULLS = PULL_DD | PULL_DN
 #: found). Set alike on every process by :func:`share_numbers`; without it the marks' meeting
 #: and the merge after it are skipped (:func:`merge_marks`). (The bitmap's meeting, before nn
 #: goes backward over the gathered bitmap, follows ``NN_BACKWARD``, also alike everywhere.)
-MEET_MIDDLE = 256
+MEET_MARKS = 256
 #: ``counts[PLAN_BACKWARD]`` has bit ``1 << k`` set while the k-th kind of dd, dn, nd, nn goes
 #: backward.
 #: nn pairs this process stored into other processes' inboxes during the search (peer memory).
@@ -461,7 +461,7 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
     applied at the level before). ``DECIDE``: the numbers of every process in this process's
     own ``published`` cells of ``parity`` summed into ``counts[shared:]`` (local reads: the
     peers stored them before the meeting), then :func:`decide` with ``peer`` (the same plan on
-    every process), with :data:`MEET_MIDDLE` where any process pulls.
+    every process), with :data:`MEET_MARKS` where any process pulls.
     ``arrivals`` and ``spins`` serve the CUDA twin's ``MEET``. Nothing once the search is over
     (``counts[PLAN_DONE]``, set alike on every process): the levels launched past the end
     neither publish nor meet (a peer's numbers may then be stale; the plan stays done)."""
@@ -481,7 +481,7 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
         pulling = _sum_published(counts, shared, published[me], parity * processes * PUBLISHED_CELLS, processes)
         decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
         if pulling:
-            counts[PLAN_VISITS] |= MEET_MIDDLE
+            counts[PLAN_VISITS] |= MEET_MARKS
 
 
 @njit(cache=True)
@@ -573,9 +573,9 @@ def merge_marks(combined, marks, parity, me, counts, candidates, resolve, delega
     visited delegates only (``delegate_depth``, :func:`_merged_word`) are zero without reading
     the peers'. Nothing once the search is over (``counts[PLAN_DONE]``: a level launched past
     its end), nor for the middle merge (after the marks' meeting) of a level without
-    :data:`MEET_MIDDLE` (its meeting was skipped; ``combined`` stays as the last close left it,
+    :data:`MEET_MARKS` (its meeting was skipped; ``combined`` stays as the last close left it,
     all zeros)."""
-    if counts[PLAN_DONE] or not (resolve or counts[PLAN_VISITS] & MEET_MIDDLE):
+    if counts[PLAN_DONE] or not (resolve or counts[PLAN_VISITS] & MEET_MARKS):
         return
     delegates = combined.size
     own = marks[me]

@@ -37,7 +37,7 @@ from gpugraph.graph500._kernels_cpu import (
     FV_NN,
     LONG_DN,
     MEET,
-    MEET_MIDDLE,
+    MEET_MARKS,
     ND_FORWARD,
     NN_BACKWARD,
     NN_FORWARD,
@@ -707,7 +707,7 @@ def barrier(arrivals, me, spins, counts, ended, needed):
     launched past the end skip their meetings, and a batch's last launch meets once the search
     has ended; and if ``needed`` is 0 or a bit of it is in the level's plan, which every
     process plans alike (the bitmap's meeting with ``NN_BACKWARD``, the marks' meeting with
-    ``MEET_MIDDLE``; the latter on the side stream, with ``arrivals`` of its own)."""
+    ``MEET_MARKS``; the latter on the side stream, with ``arrivals`` of its own)."""
     if (counts[PLAN_DONE] != 0) == (ended != 0) and (needed == 0 or counts[PLAN_VISITS] & needed != 0):
         _meet(arrivals, me, spins)
 
@@ -743,7 +743,7 @@ def share_numbers(counts, slot, factors, direction_optimizing, row, shared, publ
         pulling = _sum_published(counts, shared, published[me], parity * processes * PUBLISHED_CELLS, processes)
         _decide(counts, slot, factors, direction_optimizing, False, row, shared, True)
         if pulling:
-            counts[PLAN_VISITS] |= MEET_MIDDLE
+            counts[PLAN_VISITS] |= MEET_MARKS
 
 
 @cuda.jit(cache=True)
@@ -795,8 +795,8 @@ def merge_marks(combined, marks, parity, me, counts, candidates, resolve, delega
     others marked taken from the first of them; ``_kernels_cpu.merge_marks``), a grid-stride
     loop over the words. Words of visited delegates only are not read from the peers (nothing
     marks a visited delegate); nothing once the search is over, nor for a middle merge whose
-    meeting was skipped (no ``MEET_MIDDLE``)."""
-    if counts[PLAN_DONE] or not (resolve or counts[PLAN_VISITS] & MEET_MIDDLE):
+    meeting was skipped (no ``MEET_MARKS``)."""
+    if counts[PLAN_DONE] or not (resolve or counts[PLAN_VISITS] & MEET_MARKS):
         return
     delegates = combined.size
     own = marks[me]

@@ -882,7 +882,7 @@ class Searcher:
         process reads another's block for this search, and the next one may write its own. A
         meeting with ``needed`` (bits of the plan's visits) happens only where the level's plan
         has one of them, which every process plans alike: the bitmap's meeting
-        (``NN_BACKWARD``) and the marks' meeting (``MEET_MIDDLE``, ``_kernels_cpu.share_numbers``).
+        (``NN_BACKWARD``) and the marks' meeting (``MEET_MARKS``, ``_kernels_cpu.share_numbers``).
         A ``side`` meeting (the marks', on the side stream while the main launches meet too)
         counts its arrivals apart."""
         if self.peer.on_device:
@@ -1056,12 +1056,13 @@ class Searcher:
         forward dn (claims normals). The backward nd visit comes last: it skips the delegates
         already marked, whose long rows it would otherwise scan. With one process the forward
         nd visit joins the pass over the normals (:meth:`_normal_visits`)."""
+        level = np.int32(level)
         dd, dn = self._pulls(level)
         self._pull_delegates(*dd)
-        self._push(slot, np.int32(level), next_slot)
+        self._push(slot, level, next_slot)
         self._pull_delegates(*dn)
         if self.group.size > 1:
-            self._normal_pass(np.int32(level), next_slot, kernel_cells.ND_FORWARD)
+            self._normal_pass(level, next_slot, kernel_cells.ND_FORWARD)
 
     def _pulls(self, level):
         """The arguments of :meth:`_pull_delegates` for backward dd and backward nd (through the
@@ -1078,11 +1079,11 @@ class Searcher:
         a row that finds nothing here was often found by another process's part: on GPUs every
         first probe (on the CPU the whole visits), then the marks' meeting (on arrivals of its
         own), every process's marks combined, then the long rows of the delegates no process
-        has found. Only where some process pulls (``MEET_MIDDLE``), as is the merge."""
+        has found. Only where some process pulls (``MEET_MARKS``), as is the merge."""
         dd, dn = self._pulls(level)
         self._pull_delegates(*dd, long_rows=False)
         self._pull_delegates(*dn, long_rows=False)
-        self._meet(needed=kernel_cells.MEET_MIDDLE, side=True)
+        self._meet(needed=kernel_cells.MEET_MARKS, side=True)
         self._merge_marks(level % 2)
         if self.backend.is_cuda:
             self._pull_delegates(*dd, first_probes=False)

@@ -476,7 +476,7 @@ def test_share_numbers_stores_each_process_numbers_in_every_block():
     ((10 ** 5, 10 ** 7, 10 ** 6), (), False, True),  # nn goes backward over the gathered bitmap
 ])
 def test_meetings_are_planned_alike_where_some_process_needs_them(numbers, pulling, marks_meet, bitmap_meets):
-    """Every process plans the marks' meeting (``MEET_MIDDLE``) where the delegate visits of
+    """Every process plans the marks' meeting (``MEET_MARKS``) where the delegate visits of
     any process pull (each published whether its own plan pulls), and the bitmap's meeting
     where the shared nn visit goes backward (``NN_BACKWARD``), so all meet or none; the
     processes still plan their own delegate visits."""
@@ -484,7 +484,7 @@ def test_meetings_are_planned_alike_where_some_process_needs_them(numbers, pulli
 
     counts, _, _ = _share_numbers_of(3, lambda me: numbers, pulling)
     for me, mine in enumerate(counts):
-        assert bool(mine[kernels.PLAN_VISITS] & kernels.MEET_MIDDLE) == marks_meet, me
+        assert bool(mine[kernels.PLAN_VISITS] & kernels.MEET_MARKS) == marks_meet, me
         assert bool(mine[kernels.PLAN_VISITS] & kernels.NN_BACKWARD) == bitmap_meets, me
         assert bool(mine[kernels.PLAN_VISITS] & kernels.PULL_DD) == (me in pulling), me
 
@@ -700,11 +700,11 @@ def test_meeting_kernel_meets_while_the_search_goes_on_or_once_it_ended():
         kernels.barrier[1, 32]((arrivals,), np.int64(0), np.int64(1000), counts, np.int64(ended), np.int64(0))
         assert (int(arrivals[0]) == before + 1) == meets and arrivals[2] == 0, (done, ended)
     counts[cells.PLAN_DONE] = 0
-    for visits, meets in ((cells.PULL_DD, False), (cells.PULL_DD | cells.MEET_MIDDLE, True)):  # the marks' meeting
+    for visits, meets in ((cells.PULL_DD, False), (cells.PULL_DD | cells.MEET_MARKS, True)):  # the marks' meeting
         counts[cells.PLAN_VISITS] = visits
         before = int(arrivals[0])
         kernels.barrier[1, 32]((arrivals,), np.int64(0), np.int64(1000), counts, np.int64(0),
-                               np.int64(cells.MEET_MIDDLE))
+                               np.int64(cells.MEET_MARKS))
         assert (int(arrivals[0]) == before + 1) == meets, visits
 
 
