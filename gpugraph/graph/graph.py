@@ -385,7 +385,7 @@ class Graph:
         return internal[0] if scalar else internal
 
     def _label(self) -> str:
-        return f"{self.name!r} " if self.name else f"(n={self.num_vertices})"
+        return f"{self.name!r}" if self.name else f"(n={self.num_vertices})"
 
     # --- whole-graph views -------------------------------------------------------------------
     def edges(self):
@@ -510,7 +510,7 @@ class Graph:
         """
         if max_edges is not None and self.num_edges > max_edges:
             raise InvalidParameterError(
-                f"to_networkx: the graph {self._label().strip()} has {self.num_edges:,} edges, more "
+                f"to_networkx: the graph {self._label()} has {self.num_edges:,} edges, more "
                 f"than max_edges={max_edges:,}; pass a larger max_edges, or max_edges=None, to "
                 "convert it anyway"
             )

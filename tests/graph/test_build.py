@@ -52,7 +52,7 @@ def test_relabel_sparse_ids_and_map_back():
     assert graph.original_ids.tolist() == [10, 42, 99, 7_000_000_000]
     assert graph.to_internal(7_000_000_000) == 3
     assert graph.to_original([0, 3]).tolist() == [10, 7_000_000_000]
-    with pytest.raises(gg.VertexIdError, match="not in the graph"):
+    with pytest.raises(gg.VertexIdError, match=r"^vertex 11 is not in the graph \(n=4\)$"):
         graph.to_internal(11)
 
 
