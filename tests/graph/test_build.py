@@ -54,6 +54,9 @@ def test_relabel_sparse_ids_and_map_back():
     assert graph.to_original([0, 3]).tolist() == [10, 7_000_000_000]
     with pytest.raises(gg.VertexIdError, match=r"^vertex 11 is not in the graph \(n=4\)$"):
         graph.to_internal(11)
+    named = gg.from_edges([0], [1], device="cpu", name="road")
+    with pytest.raises(gg.VertexIdError, match=r"^vertex 5 is not in the graph 'road'$"):
+        named.to_internal(5)
 
 
 def test_relabel_false_keeps_ids():
