@@ -9,17 +9,20 @@
 # bench/graph500_check.py with its own kernel caches on GPUS (1) processes (--gpus-per-host 2
 # from 4 on) at SCALE (24) per GPU, STEPS (micro) and OPTIONS (--options); only the summary lines
 # ([micro], [main], ... and the reference block) are printed, line by line (a call that runs out
-# of time keeps what was printed), records and the whole log (log.txt) go to $OUT/<name>-<round>/.
+# of time keeps what was printed), records and the whole log (log.txt) go to $OUT/<name>-<round>/
+# ($OUT/<name>-<round>-2/ for a name's second run in a round, and so on).
 gpus=${GPUS:-1}; layout=""
 [ "$gpus" -ge 4 ] && layout="--gpus-per-host 2"
 for round in $(seq 1 "${ROUNDS:-1}"); do
   for name in "$@"; do
     echo "=== $name, round $round"
-    mkdir -p "$OUT/$name-$round"
+    dir="$OUT/$name-$round"; again=2
+    while [ -e "$dir" ]; do dir="$OUT/$name-$round-$again"; again=$((again + 1)); done  # a name twice in a round
+    mkdir -p "$dir"
     (cd "$name" && PYTHONPATH=$PWD PYTHONUNBUFFERED=1 NUMBA_CACHE_DIR=/tmp/nbcache-$name \
       GPUGRAPH_CACHE_DIR=/tmp/ggcache-$name python3 bench/graph500_check.py --scale "${SCALE:-24}" --gpus "$gpus" \
-      $layout --steps "${STEPS:-micro}" --options "${OPTIONS:-}" --out "$OUT/$name-$round" 2>&1 \
-      | tee "$OUT/$name-$round/log.txt" \
+      $layout --steps "${STEPS:-micro}" --options "${OPTIONS:-}" --out "$dir" 2>&1 \
+      | tee "$dir/log.txt" \
       | grep --line-buffered -E "^\[|GTEPS|TEPS|median|Error|error|Traceback" | grep --line-buffered -v pstats \
       | cut -c1-1800)
   done
