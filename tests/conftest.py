@@ -1,7 +1,9 @@
-"""Shared fixtures: where the real datasets of ``../shared/datasets`` are."""
+"""Shared fixtures: where the real datasets of ``../shared/datasets`` are, the repository's scripts as
+modules, the device parameter and the compiler and launch fakes."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -39,6 +41,22 @@ def dataset(datasets_dir):
         return path
 
     return locate
+
+
+@pytest.fixture(scope="session")
+def repo_script():
+    """Factory: ``repo_script("bench/graph500_paired.py")`` is that script of the repository,
+    loaded as a module (scripts are not importable: ``bench/`` and ``tools/`` are no packages)."""
+    root = Path(__file__).resolve().parents[1]
+
+    def load(relative: str):
+        path = root / relative
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load
 
 
 _SIMULATOR_ON = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"

@@ -8,7 +8,7 @@ names the page and its line.
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import inspect
 import re
 from pathlib import Path
@@ -86,13 +86,6 @@ def test_every_reader_format_is_described():
     assert not missing, f"docs/guide/formats.md does not describe the formats {missing}"
 
 
-def _api_reference_tool():
-    spec = importlib.util.spec_from_file_location("api_reference", REPO / "tools" / "api_reference.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _imports(name: str) -> bool:
     try:
         importlib.import_module(name)
@@ -101,9 +94,9 @@ def _imports(name: str) -> bool:
     return True
 
 
-def test_api_reference_is_current(tmp_path):
+def test_api_reference_is_current(tmp_path, repo_script):
     """docs/api is what tools/api_reference.py writes from today's signatures and docstrings."""
-    tool = _api_reference_tool()
+    tool = repo_script("tools/api_reference.py")
     missing = [name for name in tool.OPTIONAL_PACKAGES if not _imports(name)]
     if missing:
         pytest.skip(f"{', '.join(missing)} does not import here, so its pages cannot be regenerated")

@@ -910,22 +910,11 @@ def test_nn_pairs_packed_for_the_wire_come_back_whole(num_vertices):
     assert np.array_equal(back[0], targets) and np.array_equal(back[1], sources)
 
 
-def _multi_diag():
-    """``bench/graph500_multi_diag.py`` as a module."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[2] / "bench" / "graph500_multi_diag.py"
-    spec = importlib.util.spec_from_file_location("graph500_multi_diag", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_long_row_replay_accounts_for_every_queued_row():
+def test_long_row_replay_accounts_for_every_queued_row(repo_script):
     """The diagnosis's replay of the long delegate rows (``--variants rows``): each row's first
     column at the level's depth, and per level and kind every queued row either skipped, found,
     or scanned to its end (for a delegate found elsewhere at that level or by no one)."""
-    replay = _multi_diag()._LongRows
+    replay = repo_script("bench/graph500_multi_diag.py")._LongRows
     indptr = np.array([0, 3, 3, 7])
     indices = np.array([0, 1, 2, 3, 0, 2, 1])
     assert replay._first_hits(np, indptr, indices, np.array([1, 2, 0, 2]), 2).tolist() == [1, -1, 0]
