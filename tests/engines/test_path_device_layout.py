@@ -130,7 +130,7 @@ def test_each_rows_visiting_order_and_the_piece_starts(n, m, seed, piece_arcs, i
     heads = np.empty(m, dtype=indices.dtype)
     keys = np.empty(insertion_max, dtype=np.int64)  # longer rows heap-sorted
     for v in range(n + 1):
-        steps._order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, flags)
+        steps._order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, flags, False)
     keys = np.empty(m, dtype=np.int64)  # the hubs' rows (left by order_row) by one stable sort
     steps.arc_keys(m, indptr, indices, keys)
     steps.order_hub_slots(m, indptr, indices, piece_arcs, np.argsort(keys, kind="stable"), order, heads, slots)
@@ -191,12 +191,15 @@ def test_the_host_layout_is_the_default_on_the_cpu_and_a_bad_name_is_refused():
 
 @pytest.mark.cudasim
 @pytest.mark.skipif("os.environ.get('NUMBA_ENABLE_CUDASIM') != '1'", reason="needs NUMBA_ENABLE_CUDASIM=1")
-# the last: a piece of more than 64 vertices, its roots sorted in global memory
-@pytest.mark.parametrize("n, piece_arcs", [(40, 5), (40, 60), (40, 1000), (150, 1000)])
-def test_the_cuda_build_equals_the_cpu_build_under_the_simulator(n, piece_arcs):
+# (150, 300): a piece of more than 64 vertices, its roots sorted in global memory; (20, 900),
+# (60, 1500): rows of 33-59 and 10-40 arcs, those of more than 16 sorted by the CUDA build's
+# warps, several rounds of them a block; (10, 900): rows of more than 64 arcs, heap-sorted
+@pytest.mark.parametrize("n, m, piece_arcs", [(40, 300, 5), (40, 300, 60), (40, 300, 1000), (150, 300, 1000),
+                                              (20, 900, 40), (20, 900, 1000), (60, 1500, 1000), (10, 900, 1000)])
+def test_the_cuda_build_equals_the_cpu_build_under_the_simulator(n, m, piece_arcs):
     from gpugraph.backend import get_backend
 
-    indptr, indices = random_csr(n, 300, 1)
+    indptr, indices = random_csr(n, m, 1)
     for sort_hubs in (True, False):
         on_cpu = build_device_layout(indptr, indices, None, piece_arcs=piece_arcs, sort_hubs=sort_hubs)
         simulated = build_device_layout(indptr, indices, get_backend("cuda"), piece_arcs=piece_arcs,

@@ -37,7 +37,7 @@ INDEX_THREADS = INDEX_CHUNKS_PER_BLOCK * config.WARP_SIZE
 HEAD_DEGREE_CEILING = np.int64((1 << 32) - 1)
 
 
-def order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_flags):
+def order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_flags, flag_only):
     """Vertex ``v``'s row in Algorithm 1's visiting order, and whether a piece starts at ``v``.
 
     Parameters
@@ -68,6 +68,9 @@ def order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_f
         the arcs before ``v`` reach a multiple of ``piece_arcs`` (at the first vertex whose row
         starts at or after it); at each vertex of more than ``piece_arcs`` out-arcs and the
         vertex after it (each such vertex a piece alone). Else 0.
+    flag_only:
+        Set the flag only: the caller sorts the row (the CUDA build's warps sort the longer
+        rows together, :func:`~._device_layout_cuda.order_rows`).
     """
     n = indptr.size - 1
     starts_piece = v == 0 or v == n
@@ -78,7 +81,7 @@ def order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_f
     if not starts_piece and indptr[v - 1] // piece_arcs < indptr[v] // piece_arcs:
         starts_piece = True
     piece_flags[v] = 1 if starts_piece else 0
-    if v == n:
+    if v == n or flag_only:
         return
     start = indptr[v]
     count = indptr[v + 1] - start
@@ -354,7 +357,7 @@ def order_rows(items, indptr, indices, piece_arcs, order, heads, slots, piece_fl
     :data:`ROW_KEYS` arcs sorted by insertion."""
     keys = np.empty(ROW_KEYS, dtype=np.int64)
     for v in range(items):
-        _order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_flags)
+        _order_row(v, indptr, indices, piece_arcs, keys, order, heads, slots, piece_flags, False)
 
 
 @njit(cache=True, nogil=True)

@@ -14,7 +14,8 @@ So the device layout keeps what the rounds use, all of it as parallel device wor
 1. **Visiting order and pieces** (one thread per vertex, :func:`~._device_layout_steps.order_row`):
    each row's arcs by descending out-degree of their heads (by insertion in the thread's local
    memory, or heap sort in place above :data:`gpugraph.config.PATH_INSERTION_SORT_MAX_ARCS`
-   arcs), and a flag where a piece starts: pieces are ranges of consecutive vertices cut where
+   arcs; on a GPU the rows longer than :data:`gpugraph.config.PATH_DEVICE_THREAD_ROW_MAX_ARCS`
+   sorted by a warp each, :func:`~._device_layout_cuda.order_rows`), and a flag where a piece starts: pieces are ranges of consecutive vertices cut where
    the arcs reach each multiple of :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS`, and each
    vertex with more out-arcs than that (a hub) a piece alone (its paths are its arcs, written
    by the gather, so no thread walks a hub's row). The hubs' rows are sorted by one stable
@@ -139,10 +140,12 @@ class _Steps:
         self.backend = backend
         self.timed = timed
         self.xp = np if backend is None else backend.xp
+        self.order_threads = None  # the CPU build loops
         if backend is not None:
             from gpugraph.engines.path import _device_layout_cuda
 
             self.cuda = _device_layout_cuda
+            self.order_threads = _device_layout_cuda.ORDER_THREADS
 
     def activate(self):
         return contextlib.nullcontext() if self.backend is None else self.backend.activate()
@@ -187,7 +190,8 @@ def _arrange(run: _Steps, indptr, indices, max_depth: int, chunk_arcs: int, piec
     n, m = indptr.size - 1, indices.size
     order, heads, slots = xp.empty(m, dtype=np.int64), xp.empty(m, dtype=indices.dtype), xp.empty(m, dtype=np.int64)
     piece_flags = xp.empty(n + 1, dtype=np.int8)
-    run.per_item("order_rows", n + 1, indptr, indices, piece_arcs, order, heads, slots, piece_flags)
+    run.in_blocks("order_rows", n + 1, run.order_threads, run.order_threads, indptr, indices, piece_arcs, order,
+                  heads, slots, piece_flags)
     if sort_hubs:  # the hubs' rows: one stable sort of every arc by row and head out-degree
         keys = xp.empty(m, dtype=np.int64)
         run.per_item("arc_keys", m, indptr, indices, keys)
