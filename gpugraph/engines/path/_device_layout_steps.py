@@ -30,9 +30,13 @@ EXPANDED = np.int8(16)
 #: the most vertices a piece of :func:`trace_pieces` may have to sort its roots there (a size
 #: fixed when the GPU kernels compile).
 ROW_KEYS = config.PATH_INSERTION_SORT_MAX_ARCS
-#: Chunks a block of the CUDA index (a warp each), and the block's threads.
-INDEX_CHUNKS_PER_BLOCK = 4
-INDEX_THREADS = INDEX_CHUNKS_PER_BLOCK * config.WARP_SIZE
+#: Threads sharing a chunk in the CUDA index (a chunk has at most ``2 * chunk_arcs`` positions,
+#: 32 by default), chunks a block, and the block's threads. Kernel time on cnr-2000's and
+#: Slashdot's k-core graphs (one H200, 2026-11-29, `docs/runs/s31-path-layout/`), us, with 32 /
+#: 16 / 8 lanes a chunk: 273 / 132 / 115 and 52.5 / 30 / 30.
+INDEX_LANES = config.WARP_SIZE // 4
+INDEX_CHUNKS_PER_BLOCK = 16
+INDEX_THREADS = INDEX_CHUNKS_PER_BLOCK * INDEX_LANES
 #: Above a head's out-degree in :func:`arc_key`'s keys (out-degrees below 2^32).
 HEAD_DEGREE_CEILING = np.int64((1 << 32) - 1)
 

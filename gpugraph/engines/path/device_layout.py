@@ -31,7 +31,7 @@ So the device layout keeps what the rounds use, all of it as parallel device wor
    ``chunk_arcs`` arcs (:func:`~._device_layout_steps.trace_piece`).
 3. **Gather**: a prefix sum of the pieces' sizes, then one block copies each piece's paths and
    chunks into place.
-4. **Vertex -> chunk index and D-bar**: one warp per chunk.
+4. **Vertex -> chunk index and D-bar**: eight threads per chunk.
 
 The host waits for the device twice (for the number of pieces, and for the sizes of the
 layout) and at the end: on the GPU host each CuPy call or launch costs tens of microseconds, so
