@@ -15,12 +15,13 @@ So the device layout keeps what the rounds use, all of it as parallel device wor
    each row's arcs by descending out-degree of their heads (by insertion in the thread's local
    memory, or heap sort in place above :data:`gpugraph.config.PATH_INSERTION_SORT_MAX_ARCS`
    arcs; on a GPU the rows longer than :data:`gpugraph.config.PATH_DEVICE_THREAD_ROW_MAX_ARCS`
-   sorted by a warp each, :func:`~._device_layout_cuda.order_rows`), and a flag where a piece starts: pieces are ranges of consecutive vertices cut where
-   the arcs reach each multiple of :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS`, and each
-   vertex with more out-arcs than that (a hub) a piece alone (its paths are its arcs, written
-   by the gather, so no thread walks a hub's row). The hubs' rows are sorted by one stable
-   device sort of every arc's (row, head out-degree) key (one thread sorting a hub's thousands
-   of arcs would be the slowest thread). A hub's order only numbers its one-arc paths, but the
+   sorted by a warp each, :func:`~._device_layout_cuda.order_rows`), and a flag where a piece
+   starts: pieces are ranges of consecutive vertices cut where the arcs reach each multiple of
+   :data:`gpugraph.config.PATH_DEVICE_PIECE_ARCS`, and each vertex with more out-arcs than
+   that (a hub) a piece alone (its paths are its arcs, written by the gather, so no thread
+   walks a hub's row). The hubs' rows are sorted by one stable device sort of every arc's (row,
+   head out-degree) key (one thread sorting a hub's thousands of arcs would be the slowest
+   thread). A hub's order only numbers its one-arc paths, but the
    prioritised rounds of accumulative programs depend on it (PageRank on RMAT-20 with the hubs
    in CSR order: 1.6-2.5 s against 1.3); k-core's do not (cnr-2000, RMAT-20), so its layout
    skips the sort (``sort_hubs``; docs/path-engine.md).
