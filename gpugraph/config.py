@@ -334,9 +334,10 @@ PATH_GPU_LAYOUT = "device"
 PATH_DEVICE_PIECE_ARCS = 64
 #: The device layout's visiting order: a thread sorts its vertex's row by insertion up to this
 #: many arcs; the longer rows of a block (up to two arcs a lane, and not a hub's) are then sorted
-#: by its warps together, a row a warp, by a bitonic network in shared memory. A thread alone
-#: spent ~0.75 ms on cnr-2000's undirected graph (5.5 M arcs, rows of ~17 arcs on average),
-#: rows of up to 64 arcs sorted by insertion (one H200, 2026-11-29, `bench/path_kcore_probe.py`).
+#: by its warps together, a row a warp, by a bitonic network in shared memory. The step took
+#: 0.80 ms on cnr-2000's undirected graph (5.5 M arcs, ~17 a row on average) with a thread per
+#: row (rows of up to 64 arcs by insertion), 0.44 ms with the warps (one H200, 2026-11-29,
+#: `bench/path_kcore_probe.py`, docs/path-engine.md "Thirty-first session").
 PATH_DEVICE_THREAD_ROW_MAX_ARCS = 16
 #: The largest D_MAX the device layout takes: its threads keep their traversal stacks in local
 #: memory, of a size fixed when the kernel compiles (``solve`` uses the host layout above it).

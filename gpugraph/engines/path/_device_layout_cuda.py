@@ -1,9 +1,9 @@
 """numba-cuda kernels of the layout built on the device: the steps of
 :mod:`._device_layout_steps` compiled as device functions, one thread per vertex
 (:func:`order_rows`, whose warps then sort the block's longer rows together), one thread per
-arc or slot (:func:`arc_keys`, :func:`order_hub_slots`),
-one thread per piece (:func:`trace_pieces`), one block per piece (:func:`gather_pieces`) and
-eight threads per chunk (:func:`index_chunks`)."""
+arc or slot (:func:`arc_keys`, :func:`order_hub_slots`), one thread per piece
+(:func:`trace_pieces`), one block per piece (:func:`gather_pieces`) and eight threads per chunk
+(:func:`index_chunks`)."""
 
 from __future__ import annotations
 
@@ -33,9 +33,9 @@ LISTED_CELLS = ORDER_THREADS + 1
 NETWORK_KEYS = ORDER_WARPS * WARP_ROW_KEYS
 #: Above every key of a row (the padding of a row shorter than :data:`WARP_ROW_KEYS`).
 PADDING_KEY = np.int64(np.iinfo(np.int64).max)
-#: The longest row :func:`trace_pieces` sorts the roots of a piece in a thread's local memory.
+#: The most roots of a piece :func:`trace_pieces` sorts in a thread's local memory.
 ROW_KEYS = steps.ROW_KEYS
-#: Threads sharing a chunk in :func:`index_chunks` (a warp), and chunks a block.
+#: Threads sharing a chunk in :func:`index_chunks`, chunks a block, and the block's threads.
 INDEX_LANES = steps.INDEX_LANES
 INDEX_CHUNKS_PER_BLOCK = steps.INDEX_CHUNKS_PER_BLOCK
 INDEX_THREADS = steps.INDEX_THREADS
