@@ -6,8 +6,9 @@ more (1.2-1.8 ms at 4 GPUs) than on the versions compared (tens of microseconds)
 run's harmonic GTEPS and median, this prints its time minus the baseline's for the same root,
 summarised over the roots: the median difference, a 95% interval for it (roots resampled), and
 on how many roots the run was faster. The baseline of a root is the median of the baseline
-label's runs; a baseline run is compared with its other runs, which shows how far runs of the
-same code drift apart within a call (at 2 GPUs ~20 us, docs/graph500.md, "Thirty-first session").
+label's runs; a baseline run is compared with its other runs (a lone one gives 0), which shows
+how far runs of the same code drift apart within a call (at 2 GPUs by ±15 us a search,
+docs/graph500.md, "Thirty-first session").
 
 Usage::
 
@@ -38,7 +39,8 @@ def load_runs(arguments: list[str], step: str) -> list[tuple[str, dict]]:
     Raises
     ------
     ValueError
-        If a file has no step ``step``.
+        If a file is not JSON, has no step ``step``, or a record of it has no per-root
+        ``roots`` and ``seconds``.
     """
     runs = []
     for argument in arguments:
@@ -49,6 +51,8 @@ def load_runs(arguments: list[str], step: str) -> list[tuple[str, dict]]:
             raise ValueError(f"{path} has no step {step!r} (it has {', '.join(steps) or 'none'})")
         records = steps[step] if isinstance(steps[step], list) else [steps[step]]
         for record in records:
+            if not {"roots", "seconds", "nedge"} <= record.keys():
+                raise ValueError(f"a record of step {step!r} in {path} has no per-root roots, seconds and nedge")
             runs.append((label or record.get("label") or path.parent.name, record))
     return runs
 
@@ -83,7 +87,7 @@ def compare(runs: list[tuple[str, dict]], baseline: str, seed: int = 0) -> list[
     seconds = np.array([record["seconds"] for _, record in runs])
     own = [index for index, (label, _) in enumerate(runs) if label == baseline]
     if not own:
-        raise ValueError(f"no run is labelled {baseline!r}; labels: {', '.join(sorted({l for l, _ in runs}))}")
+        raise ValueError(f"no run is labelled {baseline!r}; labels: {', '.join(sorted({name for name, _ in runs}))}")
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, len(roots), (RESAMPLES, len(roots)))
     rows = []

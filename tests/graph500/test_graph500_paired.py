@@ -49,6 +49,9 @@ def test_files_give_a_run_per_record_labelled_by_argument_record_or_folder(repo_
     assert [label for label, _ in paired.load_runs([str(tmp_path / "factors.json")], "factors")] == ["defaults", "dd 1"]
     with pytest.raises(ValueError, match="no step 'main'"):
         paired.load_runs([str(tmp_path / "factors.json")], "main")
+    (tmp_path / "bare.json").write_text(json.dumps({"steps": {"main": {"seconds": [1e-3]}}}))
+    with pytest.raises(ValueError, match="no per-root roots"):
+        paired.load_runs([str(tmp_path / "bare.json")], "main")
     monkeypatch.setattr("sys.argv", ["graph500_paired.py", str(tmp_path / "factors.json")])
     assert paired.main() == 2 and "no step 'main'" in capsys.readouterr().err
     monkeypatch.setattr("sys.argv", ["graph500_paired.py", "--step", "factors", str(tmp_path / "factors.json")])
