@@ -58,7 +58,9 @@ def order_rows(items, indptr, indices, piece_arcs, order, heads, slots, piece_fl
     thread), are then sorted by its warps, a row a warp at a time: a lane computes two keys,
     a bitonic network orders them in shared memory, and the lanes write the row in order. A
     thread sorting a row of 64 arcs by insertion was the kernel's longest (the keys are those of
-    ``order_row``, all different, so both sorts give the same order)."""
+    ``order_row``, all different, so both sorts give the same order). The network's steps wait
+    at block barriers, not warp ones: Numba's CUDA simulator, which the tests hold this kernel
+    to the CPU build in, has no warp barrier."""
     keys = cuda.local.array(THREAD_ROW_KEYS, np.int64)
     listed = cuda.shared.array(LISTED_CELLS, np.int64)  # the block's longer rows, then their count
     network = cuda.shared.array(NETWORK_KEYS, np.int64)  # each warp's row keys
